@@ -1,0 +1,36 @@
+"""User-facing errors.
+
+A user error (bad file, bad flag, unreachable server) is reported as one line
+and exit code 2 by the CLI; a traceback is a bug. Code raises these, never
+prints and exits itself, so the Python API sees ordinary exceptions.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+
+class QrelkitError(Exception):
+    """Base of every error the CLI turns into a one-line message and exit 2."""
+
+
+class InputError(QrelkitError):
+    """A malformed input: names the file, the line (1-based) and the problem."""
+
+    def __init__(self, path: object, line: Optional[int], problem: str):
+        self.path = str(path)
+        self.line = line
+        self.problem = problem
+        where = f"{self.path}:{line}" if line else self.path
+        super().__init__(f"{where}: {problem}")
+
+
+class UsageError(QrelkitError):
+    """A bad option or combination of options, or a missing workspace."""
+
+
+class CapabilityError(QrelkitError):
+    """A judge asked a backend for something it cannot do (e.g. log-probabilities)."""
+
+
+class BackendError(QrelkitError):
+    """A model server that cannot be reached or configured at all."""

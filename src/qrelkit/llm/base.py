@@ -1,0 +1,121 @@
+"""The one interface every judge uses to talk to a model.
+
+Backends only know how to make one call. Everything done once for all
+judges — caching, retries, concurrency limits, rate limits, accounting — is
+in :class:`qrelkit.llm.client.Client`, which wraps a backend. A judge never
+sees an exception from a failed call: it gets a result with ``error`` set and
+turns it into an error-escalation, so that no label is ever invented.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Protocol, Sequence
+
+# Capabilities a backend may declare; judges check them up front.
+CHAT = "chat"
+JSON_SCHEMA = "json_schema"
+TOP_LOGPROBS = "top_logprobs"
+SCORE = "score"
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # system | user | assistant
+    content: str
+
+
+@dataclass(frozen=True)
+class TokenLogprob:
+    """One generated token with its log-probability and the top alternatives."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What a call returned (or why it failed, in ``error``, after retries)."""
+
+    text: str
+    parsed: Any = None  # the JSON object when a schema was given and the reply parsed
+    logprobs: tuple[TokenLogprob, ...] = ()
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency: float = 0.0
+    cached: bool = False
+    cost_usd: float = 0.0
+    model: str = ""
+    attempts: int = 1
+    error: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """Summed log-probability of a continuation given a prefix."""
+
+    logprob: float
+    tokens: int = 0
+    token_logprobs: tuple[float, ...] = ()
+    prompt_tokens: int = 0
+    latency: float = 0.0
+    cached: bool = False
+    cost_usd: float = 0.0
+    model: str = ""
+    attempts: int = 1
+    error: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Running totals, per client; judges' verdicts carry their own share."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency: float = 0.0
+
+
+class Backend(Protocol):
+    """One model behind one transport. Raises on failure; the Client retries."""
+
+    model_id: str  # canonical, enters the cache key and provenance
+    capabilities: frozenset[str]
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: Optional[dict] = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        top_logprobs: int = 0,
+        stop: Optional[Sequence[str]] = None,
+    ) -> Completion: ...
+
+    async def score(self, prefix: str, continuation: str) -> ScoreResult: ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Dollars per million input / output tokens; zero for local models."""
+
+    input_per_mtok: float = 0.0
+    output_per_mtok: float = 0.0
+    extra: tuple[tuple[str, float], ...] = field(default=())
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
