@@ -20,14 +20,39 @@ for _name in _GROUPS:
             raise
 
 
-def main() -> None:
+# Options that take several values after one flag (`--runs a.run b.run c.run`,
+# as a shell glob expands them). click has no variadic options, so argv is
+# rewritten to the repeated form (`--runs a.run --runs b.run ...`) first.
+VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods"})
+
+
+def expand_variadic(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    current: str | None = None
+    for tok in argv:
+        if tok.startswith("-") and len(tok) > 1:
+            current = tok if tok in VARIADIC else None
+            out.append(tok)
+            continue
+        if current is not None and out and out[-1] != current:
+            out.append(current)
+        out.append(tok)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning user errors into one line and exit 2."""
     from qrelkit.errors import QrelkitError
 
+    args = expand_variadic(list(sys.argv[1:] if argv is None else argv))
     try:
-        app(standalone_mode=False)
+        rc = app(args=args, prog_name="qrelkit", standalone_mode=False)
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
     except QrelkitError as e:
-        console.print(f"[bold red]error:[/] {e}", highlight=False, markup=True)
+        from rich.text import Text
+
+        console.print(Text("error: ", style="bold red") + Text(str(e)), highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:
         console.print("interrupted; finished work is saved in the workspace")

@@ -1,0 +1,253 @@
+"""Commands over the collection itself: init, pool, holes, export, status."""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.table import Table
+
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.errors import UsageError
+
+
+def _progress():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=True,
+    )
+
+
+@app.command()
+def init(
+    workspace: Optional[Path] = WorkspaceOpt,
+    topics: Path = typer.Option(..., "--topics", help="Topics: TSV qid<TAB>text, or JSONL with qid/text/answers/narrative."),
+    docs: Path = typer.Option(..., "--docs", help="Docs: JSONL (docid, text, optional title) or TSV; .gz is fine."),
+    qrels: Optional[Path] = typer.Option(None, "--qrels", help="Existing qrels (TREC format) to complete or audit."),
+    runs: Optional[List[str]] = typer.Option(None, "--runs", help="Runs: files, folders or globs (TREC 6-column, .gz ok)."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Create (or refresh) a workspace from a collection: topics, docs, qrels, runs.
+
+    Re-running init with the same files changes nothing; with new files it
+    upserts, so a workspace can grow (more runs, more docs)."""
+    from qrelkit.data import read_docs, read_qrels, read_runs, read_topics
+    from qrelkit.store import Store
+
+    ws = require_workspace(workspace)
+    topic_list = list(read_topics(str(topics)))
+    qrels_list = list(read_qrels(str(qrels))) if qrels else []
+    run_list = read_runs(list(runs)) if runs else []
+    store = Store.create(ws)
+    with store:
+        store.upsert_topics(topic_list)
+        with _progress() as prog:
+            task = prog.add_task("loading docs", total=None)
+
+            def _docs():
+                for i, d in enumerate(read_docs(str(docs)), 1):
+                    if i % 5000 == 0:
+                        prog.update(task, completed=i)
+                    yield d
+
+            n_docs = store.upsert_docs(_docs())
+        store.upsert_qrels(qrels_list)
+        for run in run_list:
+            store.upsert_run(run.name, str(run.path))
+        store.set_meta("inputs", {
+            "topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None,
+            "runs": [str(r.path) for r in run_list],
+        })
+        out = {
+            "workspace": str(ws), "topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list),
+            "runs": len(run_list),
+        }
+    _emit(out, as_json, "workspace ready")
+
+
+@app.command()
+def pool(
+    workspace: Optional[Path] = WorkspaceOpt,
+    depth: int = typer.Option(10, "--depth", min=1, help="Pool depth k: each run's top-k per topic."),
+    human_depth: int = typer.Option(
+        0, "--human-depth", min=0,
+        help="Hybrid split: pairs at rank <= this in any run are the people's share (0 = no people's share; 3 is the published default).",
+    ),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Pool the workspace's runs into cases (holes = pooled pairs without a label)."""
+    from qrelkit.data import read_runs
+    from qrelkit.pool import build_pool
+    from qrelkit.store import Store
+    from qrelkit.types import Qrel
+
+    ws = require_workspace(workspace)
+    if human_depth > depth:
+        raise UsageError(f"--human-depth {human_depth} is deeper than --depth {depth}")
+    with Store.open(ws) as store:
+        stored = store.runs()
+        if not stored:
+            raise UsageError(f"{ws}: the workspace has no runs; add them with `qrelkit init -w {ws} ... --runs PATH`")
+        runs = read_runs([p for _, p, _ in stored])
+        qrels = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
+        topics = store.topics()
+        result = build_pool(runs, depth=depth, human_depth=human_depth or None, qrels=qrels, topics=list(topics))
+        cases = result.cases
+        changed, unchanged = store.upsert_cases(cases)
+        keep = {(c.qid, c.docid) for c in cases}
+        stale = [k for k in store.query("SELECT qid, docid FROM cases") if tuple(k) not in keep]
+        with store.transaction() as c:
+            c.executemany("DELETE FROM cases WHERE qid=? AND docid=?", stale)
+        store.set_meta("pool", {"depth": depth, "human_depth": human_depth})
+        have_text = {d for (d,) in store.query("SELECT docid FROM docs")}
+        no_text = sum(1 for c in cases if c.docid not in have_text)
+        shares = Counter((c.share, c.judged) for c in cases)
+        out = {
+            "depth": depth, "human_depth": human_depth, "pooled": len(cases),
+            "holes": sum(1 for c in cases if not c.judged),
+            "people": shares[("people", False)], "llm": shares[("llm", False)],
+            "judged": sum(1 for c in cases if c.judged), "no_text": no_text,
+            "changed": changed + len(stale), "unchanged": unchanged,
+        }
+    if no_text:
+        console.print(f"[yellow]{no_text} pooled docs have no text in the workspace; they cannot be judged[/]")
+    _emit(out, as_json, "pool")
+
+
+@app.command()
+def holes(
+    workspace: Optional[Path] = WorkspaceOpt,
+    runs: Optional[List[str]] = typer.Option(None, "--runs", help="Runs (files, folders, globs); default: the workspace's."),
+    qrels: Optional[Path] = typer.Option(None, "--qrels", help="Qrels; default: the workspace's original qrels."),
+    depth: int = typer.Option(10, "--depth", min=1, help="Cut-off k for Judged@k / Hole@k."),
+    new_qrels: Optional[Path] = typer.Option(
+        None, "--new-qrels", help="Completed qrels: also report newly found relevant documents per run (Hole@k relevant)."
+    ),
+    saturation: bool = typer.Option(False, "--saturation", help="Also measure pool growth over random run orders."),
+    orders: int = typer.Option(10, "--orders", min=1, help="Random run orders for --saturation."),
+    seed: int = typer.Option(0, "--seed", help="Seed for --saturation orders."),
+    threshold: int = typer.Option(2, "--threshold", help="Grade at or above which a label is relevant."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Per-run Judged@k and Hole@k, and the number of pooled pairs without a label."""
+    from qrelkit.data import read_qrels, read_runs
+    from qrelkit.pool import holes_report
+    from qrelkit.types import Qrel
+
+    if workspace is None and (not runs or qrels is None):
+        raise UsageError("pass -w/--workspace, or both --runs and --qrels")
+    run_list = read_runs(list(runs)) if runs else None
+    qrel_list = list(read_qrels(str(qrels))) if qrels else None
+    if workspace is not None and (run_list is None or qrel_list is None):
+        from qrelkit.store import Store
+
+        with Store.open(workspace) as store:
+            if run_list is None:
+                run_list = read_runs([p for _, p, _ in store.runs()])
+            if qrel_list is None:
+                qrel_list = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
+    if not run_list:
+        raise UsageError("no runs to measure")
+    report = holes_report(run_list, qrel_list, depth=depth)
+    if new_qrels is not None:
+        from qrelkit.evaluate.saturation import new_relevant_at_k
+
+        found = new_relevant_at_k(run_list, qrel_list, list(read_qrels(str(new_qrels))), depth, threshold)
+        for name, value in found.items():
+            report["runs"].setdefault(name, {})[f"NewRel@{depth}"] = value
+    if saturation:
+        from qrelkit.evaluate.saturation import pool_growth
+
+        report["saturation"] = pool_growth(run_list, qrel_list, depth=depth, orders=orders, seed=seed,
+                                           threshold=threshold).to_dict()
+    if as_json:
+        print_json(report)
+        return
+    table = Table(title=f"holes at depth {depth}: {report['holes']} of {report['pooled']} pooled pairs unjudged")
+    table.add_column("run")
+    cols = sorted({k for v in report["runs"].values() for k in v})
+    for col in cols:
+        table.add_column(col, justify="right")
+    for name, vals in sorted(report["runs"].items()):
+        table.add_row(name, *[_fmt(vals.get(c)) for c in cols])
+    console.print(table)
+
+
+@app.command()
+def export(
+    workspace: Optional[Path] = WorkspaceOpt,
+    out: Path = typer.Option(..., "--out", help="Merged qrels to write; provenance goes to OUT.provenance.jsonl."),
+    method: Optional[str] = typer.Option(None, "--method", help="Which judge's labels to merge (default: the latest)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Which model's labels, when a method ran with several."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Write the merged qrels: original labels, then people's, then the judge's."""
+    from qrelkit.merge import merge, write_merged
+    from qrelkit.store import Store
+
+    ws = require_workspace(workspace)
+    with Store.open(ws) as store:
+        if model is not None:
+            from qrelkit.llm import canonical_model_id
+
+            model = canonical_model_id(model)
+        if method is not None:
+            from qrelkit.judges import parse_spec
+
+            method = parse_spec(method).canonical
+        result = merge(store, method=method, model=model)
+        side = write_merged(result, out)
+    payload = {"out": str(out), "provenance": str(side), "method": result.method, "model": result.model,
+               **result.counts()}
+    _emit(payload, as_json, "export")
+
+
+@app.command()
+def status(workspace: Optional[Path] = WorkspaceOpt, as_json: bool = JsonOpt) -> None:
+    """Where a workspace stands: collection size, cases pending per step, escalations, cost so far."""
+    from qrelkit.status import workspace_status
+    from qrelkit.store import Store
+
+    ws = require_workspace(workspace)
+    with Store.open(ws) as store:
+        st = workspace_status(store)
+    if as_json:
+        print_json(st)
+        return
+    table = Table(title=f"workspace {ws}", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for key, value in _flatten(st):
+        table.add_row(key, _fmt(value))
+    console.print(table)
+
+
+def _flatten(d: dict, prefix: str = ""):
+    for k, v in d.items():
+        if isinstance(v, dict):
+            yield from _flatten(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
+
+
+def _fmt(v: object) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def _emit(payload: dict, as_json: bool, title: str) -> None:
+    if as_json:
+        print_json(payload)
+        return
+    table = Table(title=title, show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for key, value in _flatten(payload):
+        table.add_row(key, _fmt(value))
+    console.print(table)
