@@ -46,25 +46,14 @@ def main(argv: list[str] | None = None) -> None:
 
     args = expand_variadic(list(sys.argv[1:] if argv is None else argv))
     try:
-        rc = app(args=args, prog_name="qrelkit", standalone_mode=False)
-        if isinstance(rc, int) and rc:
-            sys.exit(rc)
+        # standalone mode: click reports its own usage errors (exit 2) and --help;
+        # our user errors propagate here and become one line.
+        app(args=args, prog_name="qrelkit", standalone_mode=True)
     except QrelkitError as e:
         from rich.text import Text
 
-        console.print(Text("error: ", style="bold red") + Text(str(e)), highlight=False)
+        console.print(Text("error: ", style="bold red") + Text(str(e)), highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         console.print("interrupted; finished work is saved in the workspace")
         sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as e:  # click's own usage errors
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
-            e.show()
-            sys.exit(2)
-        if isinstance(e, click.exceptions.Abort):
-            sys.exit(1)
-        raise

@@ -73,7 +73,7 @@ def pool(
     workspace: Optional[Path] = WorkspaceOpt,
     depth: int = typer.Option(10, "--depth", min=1, help="Pool depth k: each run's top-k per topic."),
     human_depth: int = typer.Option(
-        0, "--human-depth", min=0,
+        3, "--human-depth", min=0,
         help="Hybrid split: pairs at rank <= this in any run are the people's share (0 = no people's share; 3 is the published default).",
     ),
     as_json: bool = JsonOpt,

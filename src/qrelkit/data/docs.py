@@ -1,0 +1,294 @@
+"""Documents: JSONL or TSV, streamed, and looked up by id through a side index.
+
+JSONL lines carry an id (``docid``, ``doc_id``, ``id`` or ``_id``) and a text
+(``text``, ``doc``, ``contents`` or ``body``) plus an optional ``title``: the
+field names of the usual corpora. TSV lines are ``docid<TAB>text`` or
+``docid<TAB>title<TAB>text`` (so a text must not contain tabs in the
+three-column form). Empty texts are allowed (real corpora have them) and are
+counted by :class:`DocIndex`; an empty file is an error, since a collection
+without documents cannot be judged.
+
+Judging needs random access by id into corpora far larger than memory, so
+:class:`DocIndex` keeps an SQLite side index instead of a dict: for plain files
+it stores each document's byte offset and re-reads the line on demand; gzip
+streams cannot seek, so for those it stores the texts themselves. Building is
+streaming (constant memory); the index is keyed by the file's path, size and
+modification time, so it is reused until the file changes, and it is written
+to a temporary name and renamed, so an interrupted build never leaves a
+half-index behind.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Self
+
+from qrelkit.data import irds
+from qrelkit.data._open import PathLike, decode_line, is_gzip, iter_lines, iter_raw_lines
+from qrelkit.data.topics import detect_format, json_id, parse_json_object, pick
+from qrelkit.errors import InputError
+from qrelkit.types import Doc
+
+ID_KEYS = ("docid", "doc_id", "id", "_id")
+TEXT_KEYS = ("text", "doc", "contents", "body")
+INDEX_VERSION = "1"
+_BATCH = 1000
+
+
+def parse_doc_line(path: PathLike, lineno: int, line: str, fmt: str) -> Doc:
+    """One document from one line of a ``jsonl`` or ``tsv`` file."""
+    if fmt == "jsonl":
+        obj = parse_json_object(path, lineno, line)
+        docid = json_id(path, lineno, obj, ID_KEYS, "document id")
+        key, text = pick(obj, TEXT_KEYS)
+        if key is None:
+            raise InputError(path, lineno, f"missing text field (one of {', '.join(TEXT_KEYS)})")
+        if not isinstance(text, str):
+            raise InputError(path, lineno, f"{key} must be a string, got {type(text).__name__}")
+        title = obj.get("title")
+        if title is not None and not isinstance(title, str):
+            raise InputError(path, lineno, f"title must be a string, got {type(title).__name__}")
+        return Doc(docid=docid, text=text, title=title or None)
+    cols = line.split("\t")
+    if len(cols) == 2:
+        docid, title, text = cols[0], None, cols[1]
+    elif len(cols) == 3:
+        docid, title, text = cols
+    else:
+        raise InputError(
+            path, lineno,
+            f"expected 2 or 3 tab-separated columns (docid<TAB>text or docid<TAB>title<TAB>text), got {len(cols)}",
+        )
+    docid = docid.strip()
+    if not docid:
+        raise InputError(path, lineno, "empty document id")
+    return Doc(docid=docid, text=text.strip(), title=(title or "").strip() or None)
+
+
+def _doc_format(path: PathLike) -> str:
+    return detect_format(path)
+
+
+def read_docs(path: PathLike) -> Iterator[Doc]:
+    """Stream documents from a JSONL or TSV file (gzipped or not) or an ``irds:`` dataset.
+    Duplicate ids are not checked here (that needs memory); :class:`DocIndex` checks them."""
+    if irds.is_irds(path):
+        for docid, text, title in irds.iter_doc_fields(str(path)):
+            yield Doc(docid=docid, text=text, title=title or None)
+        return
+    fmt = _doc_format(path)
+    count = 0
+    for lineno, line in iter_lines(path):
+        count += 1
+        yield parse_doc_line(path, lineno, line, fmt)
+    if count == 0:
+        raise InputError(path, None, "no documents found (the file is empty)")
+
+
+def default_cache_dir() -> Path:
+    return Path(tempfile.gettempdir()) / "qrelkit-docindex"
+
+
+def _signature(path: Path) -> str:
+    st = path.stat()
+    key = f"{path.resolve()}\0{st.st_size}\0{st.st_mtime_ns}\0{INDEX_VERSION}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
+
+
+class DocIndex:
+    """Random access to documents by id with memory independent of corpus size.
+
+    Use :meth:`open`; it builds the side index on first use and reuses it
+    afterwards. Safe to share between threads (lookups are serialised)."""
+
+    def __init__(self, source: str, index_path: Path | None, conn: sqlite3.Connection | None,
+                 fmt: str, stores_text: bool, count: int, empty: int | None, store: Any = None):
+        self.source = source
+        self.index_path = index_path
+        self.format = fmt
+        self.stores_text = stores_text
+        self.count = count
+        #: documents whose text is empty (None when the source cannot tell cheaply)
+        self.empty = empty
+        self._conn = conn
+        self._store = store
+        self._lock = threading.Lock()
+        self._fh = None
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: PathLike, cache_dir: PathLike | None = None) -> DocIndex:
+        """Index ``path`` (or reuse its index) in ``cache_dir`` (default: a
+        ``qrelkit-docindex`` folder in the system temp dir; a workspace passes its own)."""
+        if irds.is_irds(path):
+            source = str(path)
+            store = irds.doc_store(source)
+            count = irds.doc_count(source, store)
+            return cls(source, None, None, "irds", True, count or 0, None, store=store)
+        p = Path(path)
+        if not p.exists():
+            raise InputError(path, None, "no such file")
+        if p.is_dir():
+            raise InputError(path, None, "is a directory, expected a file")
+        cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        cache.mkdir(parents=True, exist_ok=True)
+        index_path = cache / f"{strip_name(p)}.{_signature(p)}.docindex.sqlite"
+        if not _complete(index_path):
+            _build(p, index_path)
+        conn = sqlite3.connect(str(index_path), check_same_thread=False)
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        return cls(str(path), index_path, conn, meta["format"], meta["stores_text"] == "1",
+                   int(meta["count"]), int(meta["empty"]))
+
+    # -- lookups ------------------------------------------------------------------------------
+    def get(self, docid: str) -> Doc | None:
+        """The document, or None when the id is not in the collection."""
+        with self._lock:
+            if self._store is not None:
+                found = irds.doc_from_store(self.source, self._store, docid)
+                return None if found is None else Doc(found[0], found[1], found[2] or None)
+            row = self._db().execute(
+                "SELECT line, off, len, title, text FROM docs WHERE docid = ?", (docid,)
+            ).fetchone()
+            if row is None:
+                return None
+            line, off, length, title, text = row
+            if self.stores_text:
+                return Doc(docid=docid, text=text, title=title)
+            fh = self._file()
+            fh.seek(off)
+            raw = fh.read(length)
+        return parse_doc_line(self.source, line, decode_line(self.source, line, raw), self.format)
+
+    def __contains__(self, docid: object) -> bool:
+        if not isinstance(docid, str):
+            return False
+        if self._store is not None:
+            return self.get(docid) is not None
+        with self._lock:
+            return self._db().execute("SELECT 1 FROM docs WHERE docid = ?", (docid,)).fetchone() is not None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def docids(self) -> Iterator[str]:
+        """All ids, sorted (not available for ``irds:`` sources)."""
+        if self._store is not None:
+            raise InputError(self.source, None, "listing ids of an irds: source is not supported")
+        with self._lock:
+            ids = self._db().execute("SELECT docid FROM docs ORDER BY docid")
+        for (docid,) in ids:
+            yield docid
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise ValueError("DocIndex is closed")
+        return self._conn
+
+    def _file(self):
+        if self._fh is None:
+            self._fh = open(self.source, "rb")  # noqa: SIM115 (kept open for lookups)
+        return self._fh
+
+
+def strip_name(p: Path) -> str:
+    """A readable, filesystem-safe prefix for the index file name."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in p.name)
+    return safe[:60] or "docs"
+
+
+def _complete(index_path: Path) -> bool:
+    if not index_path.exists():
+        return False
+    try:
+        with sqlite3.connect(str(index_path)) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'complete'").fetchone()
+            version = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        return row is not None and row[0] == "1" and version is not None and version[0] == INDEX_VERSION
+    except sqlite3.DatabaseError:
+        return False
+
+
+def _build(path: Path, index_path: Path) -> None:
+    fmt = _doc_format(path)
+    stores_text = is_gzip(path)
+    tmp = index_path.with_name(f"{index_path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    if tmp.exists():
+        tmp.unlink()
+    conn = sqlite3.connect(str(tmp))
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        conn.execute(
+            "CREATE TABLE docs (docid TEXT PRIMARY KEY, line INTEGER NOT NULL, off INTEGER, len INTEGER,"
+            " title TEXT, text TEXT)"
+        )
+        count = 0
+        empty = 0
+        batch: list[tuple] = []
+        for lineno, offset, raw in iter_raw_lines(path):
+            line = decode_line(path, lineno, raw)
+            if not line.strip():
+                continue
+            doc = parse_doc_line(path, lineno, line, fmt)
+            count += 1
+            if not doc.text.strip():
+                empty += 1
+            if stores_text:
+                batch.append((doc.docid, lineno, None, None, doc.title, doc.text))
+            else:
+                batch.append((doc.docid, lineno, offset, len(raw), None, None))
+            if len(batch) >= _BATCH:
+                _insert(conn, path, batch)
+                batch = []
+        if batch:
+            _insert(conn, path, batch)
+        if count == 0:
+            raise InputError(path, None, "no documents found (the file is empty)")
+        conn.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [("version", INDEX_VERSION), ("source", str(path.resolve())), ("format", fmt),
+             ("stores_text", "1" if stores_text else "0"), ("count", str(count)),
+             ("empty", str(empty)), ("complete", "1")],
+        )
+        conn.commit()
+        conn.close()
+        os.replace(tmp, index_path)
+    except BaseException:
+        conn.close()
+        if tmp.exists():
+            tmp.unlink()
+        raise
+
+
+def _insert(conn: sqlite3.Connection, path: Path, batch: list[tuple]) -> None:
+    before = conn.total_changes
+    conn.executemany("INSERT OR IGNORE INTO docs VALUES (?, ?, ?, ?, ?, ?)", batch)
+    if conn.total_changes - before == len(batch):
+        return
+    for row in batch:
+        docid, lineno = row[0], row[1]
+        first = conn.execute("SELECT line FROM docs WHERE docid = ?", (docid,)).fetchone()[0]
+        if first != lineno:
+            raise InputError(path, lineno, f"duplicate document id {docid}: lines {first} and {lineno}")

@@ -1,0 +1,180 @@
+"""TREC qrels: ``qid iter docid grade``, one label per line, whitespace-separated.
+
+The ``iter`` column is ignored, as trec_eval ignores it. Grades must be
+integers; negative grades (some TREC tracks use -1 or -2 for spam or junk) are
+kept as they are, so that a qrels file survives a read/write round trip
+unchanged; they count as non-relevant wherever a threshold is applied.
+
+An empty qrels file is valid: a collection being built from scratch has no
+labels yet, and every pooled pair is then a hole.
+
+Duplicates: an identical repeated line is harmless (it often comes from
+concatenating files) and is counted, not fatal. Two *different* grades for the
+same pair mean the file mixes assessors or is corrupt; silently keeping one
+would change scores, so that is an error naming both lines, unless the caller
+reads a multi-assessor file on purpose (``allow_conflicts=True``).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from qrelkit.data import irds
+from qrelkit.data._open import PathLike, iter_lines, open_write
+from qrelkit.errors import InputError
+from qrelkit.types import Qrel
+
+Pair = tuple[str, str]
+
+
+def check_trec_id(path: PathLike, value: str, what: str) -> None:
+    """TREC files split on whitespace, so an id containing any cannot be written."""
+    if not value or any(ch.isspace() for ch in value):
+        raise InputError(path, None, f"cannot write {what} {value!r} in TREC format: "
+                                     "ids must be non-empty and contain no whitespace")
+
+
+def _parse(path: PathLike, lineno: int, line: str) -> Qrel:
+    cols = line.split()
+    if len(cols) != 4:
+        raise InputError(path, lineno, f"expected 4 columns (qid iter docid grade), got {len(cols)}")
+    qid, _iter, docid, grade = cols
+    try:
+        value = int(grade)
+    except ValueError:
+        raise InputError(path, lineno, f"grade must be an integer, got {grade!r}") from None
+    return Qrel(qid, docid, value)
+
+
+def _iter_with_lines(path: PathLike) -> Iterator[tuple[int, Qrel]]:
+    if irds.is_irds(path):
+        for n, (qid, docid, grade) in enumerate(irds.iter_qrel_fields(str(path)), start=1):
+            yield n, Qrel(qid, docid, grade)
+        return
+    for lineno, line in iter_lines(path):
+        yield lineno, _parse(path, lineno, line)
+
+
+def read_qrels(path: PathLike, allow_conflicts: bool = False) -> Iterator[Qrel]:
+    """Stream the labels of a qrels file (or an ``irds:`` dataset).
+
+    By default each pair is yielded once: identical duplicate lines are
+    skipped and conflicting grades raise :class:`InputError` naming both lines.
+    With ``allow_conflicts=True`` every line is yielded as it is, in file order
+    (a multi-assessor file has one line per assessor and pair); nothing is
+    remembered then, so memory stays constant.
+    """
+    if allow_conflicts:
+        for _, qrel in _iter_with_lines(path):
+            yield qrel
+        return
+    seen: dict[Pair, tuple[int, int]] = {}
+    for lineno, qrel in _iter_with_lines(path):
+        pair = (qrel.qid, qrel.docid)
+        before = seen.get(pair)
+        if before is None:
+            seen[pair] = (qrel.grade, lineno)
+            yield qrel
+        elif before[0] != qrel.grade:
+            raise InputError(
+                path, lineno,
+                f"conflicting labels for ({qrel.qid}, {qrel.docid}): "
+                f"line {before[1]} says {before[0]}, line {lineno} says {qrel.grade}",
+            )
+
+
+@dataclass(frozen=True)
+class QrelsFile:
+    """A whole qrels file in memory: ``pairs`` maps ``(qid, docid)`` to grade.
+
+    Behaves like a read-only mapping of pairs so that it can be passed wherever
+    ``{(qid, docid): grade}`` is expected. ``duplicates`` counts identical
+    repeated lines that were dropped, so that a report can mention them.
+    """
+
+    path: str
+    pairs: Mapping[Pair, int]
+    duplicates: int = 0
+    qids: frozenset[str] = field(default=frozenset())
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __contains__(self, pair: object) -> bool:
+        return pair in self.pairs
+
+    def __getitem__(self, pair: Pair) -> int:
+        return self.pairs[pair]
+
+    def __iter__(self) -> Iterator[Pair]:
+        return iter(self.pairs)
+
+    def get(self, pair: Pair, default: int | None = None) -> int | None:
+        return self.pairs.get(pair, default)
+
+    def items(self):
+        return self.pairs.items()
+
+    def qrels(self) -> Iterator[Qrel]:
+        """The labels as :class:`Qrel` values, in file order."""
+        for (qid, docid), grade in self.pairs.items():
+            yield Qrel(qid, docid, grade)
+
+
+def load_qrels(path: PathLike) -> QrelsFile:
+    """Read a qrels file into memory, rejecting conflicting labels (see module doc)."""
+    pairs: dict[Pair, int] = {}
+    lines: dict[Pair, int] = {}
+    duplicates = 0
+    for lineno, qrel in _iter_with_lines(path):
+        pair = (qrel.qid, qrel.docid)
+        if pair in pairs:
+            if pairs[pair] != qrel.grade:
+                raise InputError(
+                    path, lineno,
+                    f"conflicting labels for ({qrel.qid}, {qrel.docid}): "
+                    f"line {lines[pair]} says {pairs[pair]}, line {lineno} says {qrel.grade}",
+                )
+            duplicates += 1
+            continue
+        pairs[pair] = qrel.grade
+        lines[pair] = lineno
+    return QrelsFile(
+        path=str(path), pairs=pairs, duplicates=duplicates, qids=frozenset(q for q, _ in pairs)
+    )
+
+
+QrelsLike = QrelsFile | Mapping[Pair, int] | Iterable[Qrel]
+
+
+def as_pairs(qrels: QrelsLike | None) -> Mapping[Pair, int]:
+    """``{(qid, docid): grade}`` from a QrelsFile, such a mapping, or Qrel values.
+    Lets pooling and reports accept whatever the caller already holds."""
+    if qrels is None:
+        return {}
+    if isinstance(qrels, QrelsFile):
+        return qrels.pairs
+    if isinstance(qrels, Mapping):
+        return qrels
+    return {(q.qid, q.docid): q.grade for q in qrels}
+
+
+def write_qrels(path: PathLike, qrels: QrelsLike) -> int:
+    """Write TREC qrels (``qid 0 docid grade``), gzipped when the path ends in ``.gz``.
+
+    Lines are sorted by ``(qid, docid)`` as plain strings, stably, so the same
+    labels always give the same bytes (diffable exports) and repeated pairs of
+    a multi-assessor list keep their order. Returns the number of lines written.
+    """
+    if isinstance(qrels, (QrelsFile, Mapping)):
+        items = [Qrel(q, d, g) for (q, d), g in as_pairs(qrels).items()]
+    else:
+        items = list(qrels)
+    items.sort(key=lambda r: (r.qid, r.docid))
+    for r in items:
+        check_trec_id(path, r.qid, "qid")
+        check_trec_id(path, r.docid, "docid")
+    with open_write(path) as fh:
+        for r in items:
+            fh.write(f"{r.qid} 0 {r.docid} {int(r.grade)}\n")
+    return len(items)

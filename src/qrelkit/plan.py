@@ -1,0 +1,140 @@
+"""Plan files: a whole assessment as one reviewable, versionable TOML file.
+
+A plan holds everything the command line can say for `fill` and `build`
+(inputs, pool depths, judge spec, model spec, budget, concurrency, prices).
+Command-line options override it. Relative paths are resolved against the
+plan file's folder, so a plan can live next to its data. The plan actually
+used (after overrides) is stored in the workspace and shown in the report,
+together with the code version, so a set of qrels can be re-derived.
+
+Example::
+
+    [inputs]
+    topics = "topics.jsonl"
+    docs = "docs.jsonl"
+    qrels = "qrels.txt"          # omit for `build`
+    runs = ["runs/*.run"]
+
+    [pool]
+    depth = 10
+    human_depth = 3
+
+    [judge]
+    method = "debate(rounds=2)"
+    model = "openai:Qwen/Qwen2.5-7B-Instruct@http://127.0.0.1:8000/v1"
+    task = "auto"
+    budget = "10%"
+    concurrency = 16
+    prefilter = ""               # e.g. "prefilter(by=likelihood, keep=0.8)"
+
+    [prices."openai:Qwen/Qwen2.5-7B-Instruct"]
+    input = 0.0                  # $ per million input tokens
+    output = 0.0
+"""
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from qrelkit.errors import InputError
+
+_SECTIONS = {
+    "inputs": ("topics", "docs", "qrels", "runs"),
+    "pool": ("depth", "human_depth"),
+    "judge": ("method", "model", "task", "budget", "concurrency", "prefilter", "limit", "threshold"),
+    "evaluate": ("measures", "orders", "seed"),
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    topics: Optional[str] = None
+    docs: Optional[str] = None
+    qrels: Optional[str] = None
+    runs: tuple[str, ...] = ()
+    depth: int = 10
+    human_depth: int = 3
+    method: Optional[str] = None  # None: chosen by the job and the model (see jobs.default_method)
+    model: str = "local"
+    task: str = "auto"
+    budget: Optional[str] = None
+    concurrency: int = 8
+    prefilter: Optional[str] = None
+    limit: Optional[int] = None
+    threshold: int = 2
+    measures: tuple[str, ...] = ()
+    orders: int = 10
+    seed: int = 0
+    prices: tuple[tuple[str, float, float], ...] = field(default=())
+
+    def override(self, **options: Any) -> "Plan":
+        """Command-line options win over the file; None means 'not given'."""
+        given = {k: (tuple(v) if isinstance(v, list) else v) for k, v in options.items() if v is not None}
+        if "runs" in given and not given["runs"]:
+            del given["runs"]
+        return dataclasses.replace(self, **given)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["runs"] = list(self.runs)
+        d["measures"] = list(self.measures)
+        d["prices"] = {m: {"input": i, "output": o} for m, i, o in self.prices}
+        return d
+
+
+def load_plan(path: Path | str) -> Plan:
+    """Read and validate a plan; unknown keys are errors (a typo must not be ignored)."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, None, "plan file not found") from None
+    except tomllib.TOMLDecodeError as e:
+        line = getattr(e, "lineno", None)
+        raise InputError(path, line, f"not valid TOML: {e.msg if hasattr(e, 'msg') else e}") from None
+    base = path.resolve().parent
+    values: dict[str, Any] = {}
+    for section, table in raw.items():
+        if section == "prices":
+            prices = []
+            for model, p in table.items():
+                if not isinstance(p, dict) or set(p) - {"input", "output"}:
+                    raise InputError(path, None, f"[prices.\"{model}\"] takes only input and output ($ per million tokens)")
+                prices.append((model, float(p.get("input", 0.0)), float(p.get("output", 0.0))))
+            values["prices"] = tuple(prices)
+            continue
+        if section not in _SECTIONS or not isinstance(table, dict):
+            raise InputError(path, None, f"unknown section [{section}]; expected one of "
+                             + ", ".join(f"[{s}]" for s in (*_SECTIONS, "prices")))
+        for key, value in table.items():
+            if key not in _SECTIONS[section]:
+                raise InputError(path, None, f"unknown key {key!r} in [{section}]; expected one of "
+                                 + ", ".join(_SECTIONS[section]))
+            values[key] = value
+    for key in ("topics", "docs", "qrels"):
+        if key in values and values[key]:
+            values[key] = _resolve(base, values[key])
+    if "runs" in values:
+        runs = values["runs"]
+        if isinstance(runs, str):
+            runs = [runs]
+        values["runs"] = tuple(_resolve(base, r) for r in runs)
+    if "measures" in values:
+        values["measures"] = tuple(values["measures"])
+    try:
+        plan = Plan(**values)
+    except TypeError as e:
+        raise InputError(path, None, str(e)) from None
+    for key, typ in (("depth", int), ("human_depth", int), ("concurrency", int), ("threshold", int)):
+        if not isinstance(getattr(plan, key), typ):
+            raise InputError(path, None, f"{key} must be an integer, got {getattr(plan, key)!r}")
+    return plan
+
+
+def _resolve(base: Path, value: str) -> str:
+    if value.startswith("irds:") or Path(value).is_absolute():
+        return value
+    return str(base / value)

@@ -1,0 +1,351 @@
+"""Depth-k pooling, the hybrid human/LLM split, holes and per-run hole rates.
+
+A pool is the union over runs of each topic's top-k, counted in trec_eval
+order (see :mod:`qrelkit.data.runs`), because that is what the evaluation
+will look at. Every pooled pair becomes a :class:`~qrelkit.types.Case`;
+pairs that already have a label are kept too, flagged ``judged=True``, so one
+pool serves both hole filling (``holes(pool)``) and audit mode (re-judging
+labelled pairs) and callers filter instead of re-pooling.
+
+Hybrid split: a case goes to people when some run ranks it at or above
+``human_depth`` (the top of the rankings decides system order the most, so
+that is where human labels pay off); the rest goes to the LLM. The defaults
+k=10, k_human=3 follow the literature on hybrid pools. ``human_depth=None``
+sends everything to the LLM; a ``human_depth`` above ``depth`` sends
+everything to people.
+
+Hole rates follow ir_measures' ``Judged@k`` (installed version 0.4.x): the
+fraction of a run's top-k for a topic that has a label, where a topic with
+fewer than k retrieved documents is divided by the number retrieved, not by
+k (older ir_measures releases divided by k). ``Hole@k`` is the unjudged
+fraction with the same denominator, so the two add up to 1. Unlike
+ir_measures, the top-k is taken in trec_eval order (ties by docid
+descending; ir_measures breaks ties by docid ascending), consistent with the
+pool. Only topics that have labels in the qrels are evaluated, and among them
+only those the run retrieved something for; this is trec_eval's default
+(without ``-c``): a topic a run returned nothing for has no holes to report.
+ir_measures instead scores such a topic Judged@k = 0 and includes it in its
+mean, so for runs that skip labelled topics its Judged@k is lower.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from qrelkit.data._open import PathLike, iter_lines, open_write, strip_gz
+from qrelkit.data.qrels import QrelsFile, QrelsLike, as_pairs
+from qrelkit.data.runs import Run
+from qrelkit.data.topics import parse_json_object
+from qrelkit.errors import InputError, UsageError
+from qrelkit.types import Case
+
+DEFAULT_DEPTH = 10
+DEFAULT_HUMAN_DEPTH = 3
+SHARES = ("people", "llm")
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The cases of a pool, sorted by (qid, best_rank, docid), and how it was built."""
+
+    cases: tuple[Case, ...]
+    depth: int
+    human_depth: int | None
+    runs: tuple[str, ...]
+
+    @property
+    def qids(self) -> tuple[str, ...]:
+        return tuple(sorted({c.qid for c in self.cases}))
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+
+def _qid_set(topics: Any) -> set[str]:
+    if isinstance(topics, Mapping):
+        return {str(q) for q in topics}
+    if isinstance(topics, str):
+        return {topics}
+    return {str(getattr(t, "qid", t)) for t in topics}
+
+
+def _qrels_qids(qrels: QrelsLike | None) -> set[str]:
+    if isinstance(qrels, QrelsFile):
+        return set(qrels.qids)
+    return {q for q, _ in as_pairs(qrels)}
+
+
+def _check_depths(depth: int, human_depth: int | None) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise UsageError(f"pool depth must be a positive integer, got {depth!r}")
+    if human_depth is not None and (
+        isinstance(human_depth, bool) or not isinstance(human_depth, int) or human_depth < 0
+    ):
+        raise UsageError(f"human depth must be a non-negative integer, got {human_depth!r}")
+
+
+def build_pool(
+    runs: Sequence[Run],
+    depth: int = DEFAULT_DEPTH,
+    human_depth: int | None = None,
+    qrels: QrelsLike | None = None,
+    topics: Any = None,
+) -> Pool:
+    """Pool the top ``depth`` of every run per topic.
+
+    ``qrels`` (a QrelsFile, a ``{(qid, docid): grade}`` mapping or Qrel values)
+    sets each case's ``judged`` flag; ``topics`` (qids, Topic values or a dict
+    keyed by qid) restricts the pool to those topics. All pooled pairs are
+    returned, judged or not; see :func:`holes`.
+    """
+    _check_depths(depth, human_depth)
+    names = [r.name for r in runs]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise UsageError(f"runs must have distinct names; repeated: {', '.join(dupes)}")
+    allowed = None if topics is None else _qid_set(topics)
+    pairs = as_pairs(qrels)
+    best: dict[tuple[str, str], int] = {}
+    contributors: dict[tuple[str, str], set[str]] = {}
+    for run in runs:
+        for qid, entries in run.by_topic.items():
+            if allowed is not None and qid not in allowed:
+                continue
+            for position, entry in enumerate(entries[:depth], start=1):
+                key = (qid, entry.docid)
+                if key not in best or position < best[key]:
+                    best[key] = position
+                contributors.setdefault(key, set()).add(run.name)
+    cases = []
+    for (qid, docid), rank in best.items():
+        people = human_depth is not None and rank <= human_depth
+        cases.append(Case(
+            qid=qid,
+            docid=docid,
+            share="people" if people else "llm",
+            best_rank=rank,
+            runs=tuple(sorted(contributors[(qid, docid)])),
+            judged=(qid, docid) in pairs,
+        ))
+    cases.sort(key=lambda c: (c.qid, c.best_rank, c.docid))
+    return Pool(cases=tuple(cases), depth=depth, human_depth=human_depth, runs=tuple(names))
+
+
+def holes(pool: Pool | Iterable[Case]) -> tuple[Case, ...]:
+    """The pooled pairs without a label, in pool order."""
+    cases = pool.cases if isinstance(pool, Pool) else pool
+    return tuple(c for c in cases if not c.judged)
+
+
+@dataclass(frozen=True)
+class RunHoleRate:
+    """Judged@k and Hole@k of one run on one topic (see the module doc for the denominator)."""
+
+    run: str
+    qid: str
+    judged_at_k: float
+    hole_at_k: float
+    depth: int = DEFAULT_DEPTH
+    retrieved: int = 0  # documents in the run's top-k for this topic (<= depth)
+
+
+@dataclass(frozen=True)
+class RunHoleSummary:
+    """A run's mean Judged@k and Hole@k over the topics it was evaluated on;
+    ``judged``/``holes`` are None when no topic could be evaluated."""
+
+    run: str
+    judged: float | None
+    holes: float | None
+    topics: int
+
+
+def run_hole_rates(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_DEPTH) -> list[RunHoleRate]:
+    """Per run (in the given order) and topic (sorted), the judged and unjudged
+    fractions of the top ``depth``; topics without labels are skipped."""
+    _check_depths(depth, None)
+    pairs = as_pairs(qrels)  # once: qrels may be a one-shot iterator of Qrel values
+    labelled = _qrels_qids(qrels if isinstance(qrels, QrelsFile) else pairs)
+    out = []
+    for run in runs:
+        for qid in sorted(run.by_topic):
+            if qid not in labelled:
+                continue
+            top = run.by_topic[qid][:depth]
+            if not top:
+                continue
+            judged = sum(1 for e in top if (qid, e.docid) in pairs)
+            n = len(top)
+            out.append(RunHoleRate(run=run.name, qid=qid, judged_at_k=judged / n,
+                                   hole_at_k=(n - judged) / n, depth=depth, retrieved=n))
+    return out
+
+
+def summarize_hole_rates(rates: Iterable[RunHoleRate], runs: Sequence[Run | str] | None = None
+                         ) -> list[RunHoleSummary]:
+    """Mean rates per run. Runs appear in first-seen order, or in the order of
+    ``runs`` when given, which also lists runs that had no evaluable topic."""
+    grouped: dict[str, list[RunHoleRate]] = {}
+    if runs is not None:
+        for r in runs:
+            grouped.setdefault(r if isinstance(r, str) else r.name, [])
+    for rate in rates:
+        grouped.setdefault(rate.run, []).append(rate)
+    out = []
+    for name, items in grouped.items():
+        if not items:
+            out.append(RunHoleSummary(run=name, judged=None, holes=None, topics=0))
+            continue
+        n = len(items)
+        out.append(RunHoleSummary(
+            run=name,
+            judged=math.fsum(r.judged_at_k for r in items) / n,
+            holes=math.fsum(r.hole_at_k for r in items) / n,
+            topics=n,
+        ))
+    return out
+
+
+def holes_report(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_DEPTH) -> dict[str, Any]:
+    """The JSON object behind ``qrelkit holes``: pool size and holes over the
+    qrels' topics, and each run's mean Judged@k / Hole@k. ``topics`` counts the
+    labelled topics that some run retrieved for (the topics of that pool)."""
+    pairs = as_pairs(qrels)  # once: qrels may be a one-shot iterator of Qrel values
+    labelled = _qrels_qids(qrels if isinstance(qrels, QrelsFile) else pairs)
+    pool = build_pool(runs, depth=depth, qrels=pairs, topics=labelled)
+    summary = summarize_hole_rates(run_hole_rates(runs, pairs, depth), runs)
+    return {
+        "depth": depth,
+        "pooled": len(pool.cases),
+        "holes": len(holes(pool)),
+        "runs": {s.run: {f"Judged@{depth}": s.judged, f"Hole@{depth}": s.holes} for s in summary},
+        "topics": len(pool.qids),
+    }
+
+
+# -- case lists -------------------------------------------------------------------------------
+
+CASE_COLUMNS = ("qid", "docid", "share", "best_rank", "runs", "judged")
+
+
+def _case_format(path: PathLike) -> str:
+    name = strip_gz(Path(path).name).lower()
+    if name.endswith((".jsonl", ".json")):
+        return "jsonl"
+    if name.endswith((".tsv", ".txt")):
+        return "tsv"
+    raise InputError(path, None, "unknown case list format: use a .tsv or .jsonl file (optionally .gz)")
+
+
+def write_cases(path: PathLike, cases: Iterable[Case]) -> int:
+    """Export cases as TSV (with a header; runs comma-separated, judged 1/0) or
+    JSONL, chosen by extension, gzipped for ``.gz``. Returns the number written."""
+    fmt = _case_format(path)
+    cases = list(cases)
+    if fmt == "tsv":
+        for c in cases:
+            for value in (c.qid, c.docid, *c.runs):
+                if any(ch in value for ch in "\t\n\r") or (value in c.runs and "," in value):
+                    raise InputError(path, None, f"cannot write {value!r} to a TSV case list; use .jsonl")
+    with open_write(path) as fh:
+        if fmt == "tsv":
+            fh.write("\t".join(CASE_COLUMNS) + "\n")
+            for c in cases:
+                fh.write(f"{c.qid}\t{c.docid}\t{c.share}\t{c.best_rank}\t{','.join(c.runs)}\t{int(c.judged)}\n")
+        else:
+            for c in cases:
+                fh.write(json.dumps({"qid": c.qid, "docid": c.docid, "share": c.share,
+                                     "best_rank": c.best_rank, "runs": list(c.runs),
+                                     "judged": c.judged}, ensure_ascii=False) + "\n")
+    return len(cases)
+
+
+def _share(path: PathLike, lineno: int, value: Any) -> str:
+    if value not in SHARES:
+        raise InputError(path, lineno, f"share must be 'people' or 'llm', got {value!r}")
+    return value
+
+
+def _rank(path: PathLike, lineno: int, value: Any) -> int:
+    try:
+        rank = int(value)
+        if isinstance(value, (bool, float)) or rank < 0:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise InputError(path, lineno, f"best_rank must be a non-negative integer, got {value!r}") from None
+    return rank
+
+
+def _judged(path: PathLike, lineno: int, value: Any) -> bool:
+    table = {"1": True, "0": False, "true": True, "false": False, True: True, False: False}
+    key = value.lower() if isinstance(value, str) else value
+    if isinstance(key, int) and not isinstance(key, bool):
+        key = str(key)
+    if key not in table:
+        raise InputError(path, lineno, f"judged must be 1/0 or true/false, got {value!r}")
+    return table[key]
+
+
+def _ident(path: PathLike, lineno: int, value: Any, what: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+        raise InputError(path, lineno, f"{what} must be a non-empty string, got {json.dumps(value)}")
+    return str(value).strip()
+
+
+def read_cases(path: PathLike) -> Iterator[Case]:
+    """Stream a case list written by :func:`write_cases` (or made by hand: a TSV
+    needs a header naming at least ``qid`` and ``docid``; other columns default)."""
+    try:
+        fmt = _case_format(path)
+    except InputError:
+        from qrelkit.data.topics import detect_format
+
+        fmt = detect_format(path)
+    lines = iter_lines(path)
+    if fmt == "jsonl":
+        for lineno, line in lines:
+            obj = parse_json_object(path, lineno, line)
+            for key in ("qid", "docid"):
+                if key not in obj:
+                    raise InputError(path, lineno, f"missing {key} field")
+            runs = obj.get("runs", [])
+            if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
+                raise InputError(path, lineno, f"runs must be a list of strings, got {json.dumps(runs)}")
+            yield Case(
+                qid=_ident(path, lineno, obj["qid"], "qid"),
+                docid=_ident(path, lineno, obj["docid"], "docid"),
+                share=_share(path, lineno, obj.get("share", "llm")),
+                best_rank=_rank(path, lineno, obj.get("best_rank", 0)),
+                runs=tuple(runs),
+                judged=_judged(path, lineno, obj.get("judged", False)),
+            )
+        return
+    header: list[str] | None = None
+    for lineno, line in lines:
+        cols = line.split("\t")
+        if header is None:
+            header = [c.strip() for c in cols]
+            unknown = [c for c in header if c not in CASE_COLUMNS]
+            if unknown or "qid" not in header or "docid" not in header or len(set(header)) != len(header):
+                raise InputError(
+                    path, lineno,
+                    "expected a header line naming the columns (qid, docid and optionally "
+                    f"share, best_rank, runs, judged), got {line!r}",
+                )
+            continue
+        if len(cols) != len(header):
+            raise InputError(path, lineno, f"expected {len(header)} tab-separated columns, got {len(cols)}")
+        row = dict(zip(header, cols))
+        runs_text = row.get("runs", "").strip()
+        yield Case(
+            qid=_ident(path, lineno, row["qid"], "qid"),
+            docid=_ident(path, lineno, row["docid"], "docid"),
+            share=_share(path, lineno, row.get("share", "llm").strip()),
+            best_rank=_rank(path, lineno, row.get("best_rank", "0").strip()),
+            runs=tuple(r for r in runs_text.split(",") if r) if runs_text else (),
+            judged=_judged(path, lineno, row.get("judged", "0").strip()),
+        )
