@@ -79,6 +79,18 @@ MIGRATIONS: list[str] = [
         seconds REAL NOT NULL DEFAULT 0, history_shown INTEGER NOT NULL DEFAULT 0,
         created_at REAL NOT NULL, UNIQUE (user_id, qid, docid));
     """,
+    # 2 (annotate): short leases spread concurrent annotators over cases; skips
+    # send a case to the back of one session's queue
+    """
+    CREATE TABLE annot_leases (
+        user_id INTEGER NOT NULL, qid TEXT NOT NULL, docid TEXT NOT NULL,
+        served_at REAL NOT NULL, expires_at REAL NOT NULL, PRIMARY KEY (user_id, qid, docid));
+    CREATE INDEX annot_leases_case ON annot_leases (qid, docid);
+    CREATE TABLE annot_skips (
+        session_hash TEXT NOT NULL, qid TEXT NOT NULL, docid TEXT NOT NULL,
+        skipped_at REAL NOT NULL, PRIMARY KEY (session_hash, qid, docid));
+    CREATE INDEX annot_votes_case ON annot_votes (qid, docid);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

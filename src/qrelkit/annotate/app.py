@@ -1,0 +1,359 @@
+"""The annotation web app: server-rendered pages for people, a JSON API for scripts.
+
+Security is enforced in one place per concern so that no route can forget it:
+- `_Guard` (ASGI middleware) caps request bodies and adds the security headers
+  (a strict Content-Security-Policy with no inline script, so even an escaping
+  bug could not run a document's script) to every response;
+- `_session` / `_admin` dependencies check the session cookie on every page
+  and API call (only /login and /static are public);
+- `_check_post` checks the per-session CSRF token (form field or X-CSRF-Token
+  header) and the Origin header on every POST.
+Templates autoescape everything; the only markup built in Python is the
+document with its evidence marks, built from escaped pieces (content.highlight).
+
+The session cookie is HttpOnly, SameSite=Lax (Strict would drop the cookie on
+the redirect after a login link clicked in a webmail, leaving the user locked
+out with a used link) and Secure by default: browsers accept Secure cookies on
+http://127.0.0.1 and http://localhost, which the browser test checks. Plain
+HTTP clients may not (httpx's cookie jar keeps Secure cookies for https):
+they send the cookie themselves or the project sets ``secure_cookie`` false.
+"""
+from __future__ import annotations
+
+import json
+import math
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Optional
+
+import jinja2
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+
+from qrelkit.annotate import auth, tasks
+from qrelkit.annotate.content import load_case
+from qrelkit.annotate.settings import AnnotateSettings, load_settings
+from qrelkit.annotate.stats import project_stats
+from qrelkit.annotate.votes import VoteRejected, cast_vote
+from qrelkit.store import Store
+
+HERE = Path(__file__).resolve().parent
+MAX_BODY = 64 * 1024
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    # login links carry a token in the URL: never send it elsewhere. Not "no-referrer":
+    # with it Chromium sends "Origin: null" on same-origin form posts, which the Origin check refuses.
+    (b"referrer-policy", b"same-origin"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+NOTICES = {
+    "taken": "That case was no longer open to you (complete, already voted, or assigned to others). Here is the next one.",
+    "skipped": "Skipped: the case went to the back of your queue.",
+}
+
+
+class Denied(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _Guard:
+    """Body-size limit and security headers for every HTTP response."""
+
+    def __init__(self, app, max_body: int = MAX_BODY):
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        state = {"started": False, "received": 0}
+        static = scope.get("path", "").startswith("/static/")
+
+        async def send_wrapped(message):
+            if message["type"] == "http.response.start":
+                state["started"] = True
+                headers = [h for h in message.get("headers", []) if h[0].lower() != b"server"]
+                headers += SECURITY_HEADERS
+                if not static:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        length = dict(scope.get("headers", [])).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            return await _too_large(scope, receive, send_wrapped)
+
+        async def receive_capped():
+            message = await receive()
+            if message["type"] == "http.request":
+                state["received"] += len(message.get("body", b""))
+                if state["received"] > self.max_body:
+                    raise _TooLarge()
+            return message
+
+        try:
+            await self.app(scope, receive_capped, send_wrapped)
+        except BaseException as e:  # the app may wrap our exception in an exception group
+            if _contains(e, _TooLarge) and not state["started"]:
+                return await _too_large(scope, receive, send_wrapped)
+            raise
+
+
+def _contains(e: BaseException, kind: type) -> bool:
+    if isinstance(e, kind):
+        return True
+    if isinstance(e, BaseExceptionGroup):
+        return any(_contains(x, kind) for x in e.exceptions)
+    return _contains(e.__cause__, kind) if e.__cause__ is not None else False
+
+
+async def _too_large(scope, receive, send):
+    await JSONResponse({"error": f"request body larger than {MAX_BODY} bytes"}, status_code=413)(
+        scope, receive, send
+    )
+
+
+def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> FastAPI:
+    """The app over one workspace. ``settings`` pins the project settings (tests);
+    by default they are re-read from the workspace on each request, so that
+    `qrelkit annotate settings` takes effect on a running server."""
+    store = Store.open(workspace)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        store.close()
+
+    app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.store = store
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    app.add_middleware(_Guard)
+
+    def cur_settings() -> AnnotateSettings:
+        return settings or load_settings(store)
+
+    def render(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+        ctx.setdefault("session", None)
+        ctx.setdefault("title", "")
+        ctx.setdefault("next_link", False)
+        ctx.setdefault("notice", "")
+        return HTMLResponse(env.get_template(name).render(**ctx), status_code=status)
+
+    # ---- errors -------------------------------------------------------------------
+    def _is_api(request: Request) -> bool:
+        return request.url.path.startswith("/api/")
+
+    @app.exception_handler(Denied)
+    async def on_denied(request: Request, exc: Denied):
+        if _is_api(request):
+            return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return render("error.html", status=exc.status, title="Error", message=exc.message)
+
+    @app.exception_handler(VoteRejected)
+    async def on_rejected(request: Request, exc: VoteRejected):
+        if _is_api(request):
+            return JSONResponse({"error": exc.reason}, status_code=exc.status)
+        return render("error.html", status=exc.status, title="Vote not recorded", message=exc.reason, next_link=True)
+
+    # ---- auth helpers -------------------------------------------------------------
+    def _session(request: Request) -> auth.Session:
+        s = auth.session_for(store, request.cookies.get(auth.SESSION_COOKIE))
+        if s is None:
+            raise Denied(401, "You are not signed in. Open the login link you were given (ask the project admin for a new one).")
+        return s
+
+    def _admin(session: auth.Session = Depends(_session)) -> auth.Session:
+        if not session.user.is_admin:
+            raise Denied(403, "This page is for project admins.")
+        return session
+
+    def _check_post(request: Request, session: auth.Session, token: Optional[str]) -> None:
+        origin = request.headers.get("origin")
+        if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+            raise Denied(403, "cross-origin request refused")
+        if request.headers.get("sec-fetch-site") == "cross-site":
+            raise Denied(403, "cross-site request refused")
+        if not auth.csrf_ok(session, token):
+            raise Denied(403, "missing or wrong CSRF token")
+
+    async def _form(request: Request) -> dict[str, str]:
+        form = await request.form()
+        return {k: v for k, v in form.items() if isinstance(v, str)}
+
+    async def _json(request: Request) -> dict:
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            raise Denied(415, "send JSON (Content-Type: application/json)")
+        try:
+            body = json.loads(await request.body())
+        except (ValueError, UnicodeDecodeError):
+            raise Denied(400, "body is not valid JSON") from None
+        if not isinstance(body, dict):
+            raise Denied(400, "body must be a JSON object")
+        return body
+
+    def _case_ids(d: dict) -> tuple[str, str]:
+        qid, docid = d.get("qid"), d.get("docid")
+        if not isinstance(qid, str) or not isinstance(docid, str) or not qid or not docid:
+            raise Denied(400, "qid and docid must be non-empty strings")
+        return qid, docid
+
+    def _vote_fields(d: dict, from_form: bool) -> tuple[str, str, int, str, Optional[float]]:
+        qid, docid = _case_ids(d)
+        grade, comment, seconds = d.get("grade"), d.get("comment", ""), d.get("seconds")
+        if from_form:
+            try:
+                grade = int(grade) if grade is not None else None
+                seconds = float(seconds) if seconds not in (None, "") else None
+            except ValueError:
+                raise Denied(400, "grade must be an integer and seconds a number") from None
+        if isinstance(grade, bool) or not isinstance(grade, int):
+            raise Denied(400, "grade must be an integer")
+        if comment is None:
+            comment = ""
+        if not isinstance(comment, str):
+            raise Denied(400, "comment must be a string")
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds)
+        ):
+            raise Denied(400, "seconds must be a number")
+        return qid, docid, grade, comment, seconds
+
+    def _set_cookie(resp: Response, sid: str, s: AnnotateSettings) -> None:
+        resp.set_cookie(
+            auth.SESSION_COOKIE, sid, max_age=int(s.session_hours * 3600), path="/",
+            httponly=True, secure=s.secure_cookie, samesite="lax",
+        )
+
+    # ---- pages ----------------------------------------------------------------------
+    @app.get("/login")
+    def login_page(token: str = ""):
+        s = cur_settings()
+        got = auth.login(store, token, s.session_hours)
+        if got is None:
+            raise Denied(403, "This login link is not valid: it was already used, revoked or mistyped. "
+                              "Ask the project admin for a new one.")
+        resp = RedirectResponse("/", status_code=303)
+        _set_cookie(resp, got[0], s)
+        return resp
+
+    @app.post("/logout")
+    async def logout_page(request: Request, session: auth.Session = Depends(_session)):
+        form = await _form(request)
+        _check_post(request, session, form.get("csrf"))
+        await run_in_threadpool(auth.logout, store, session)
+        resp = render("error.html", title="Signed out", message="You are signed out.")
+        resp.delete_cookie(auth.SESSION_COOKIE, path="/", httponly=True, secure=cur_settings().secure_cookie,
+                           samesite="lax")
+        return resp
+
+    @app.get("/", response_class=HTMLResponse)
+    def case_page(notice: str = "", session: auth.Session = Depends(_session)):
+        s = cur_settings()
+        for _ in range(50):  # bounded: skip tasks whose topic or doc vanished from the workspace
+            a = tasks.next_assignment(store, s, session.user.id, session.id_hash)
+            if a is None:
+                break
+            view = load_case(store, s, a.qid, a.docid, a.kind)
+            if view is not None:
+                return render(
+                    "case.html", title=f"Query {view.qid}", session=session, case=view,
+                    doc_html=view.document_html(), progress=tasks.progress(store, s, session.user.id),
+                    notice=NOTICES.get(notice, ""),
+                )
+            tasks.skip(store, session.user.id, session.id_hash, a.qid, a.docid)
+        return render("done.html", title="All done", session=session,
+                      progress=tasks.progress(store, s, session.user.id))
+
+    @app.post("/vote")
+    async def vote_page(request: Request, session: auth.Session = Depends(_session)):
+        form = await _form(request)
+        _check_post(request, session, form.get("csrf"))
+        qid, docid, grade, comment, seconds = _vote_fields(form, from_form=True)
+        await run_in_threadpool(
+            cast_vote, store, cur_settings(), session.user.id, qid, docid, grade, comment, seconds
+        )
+        return RedirectResponse("/", status_code=303)
+
+    @app.post("/skip")
+    async def skip_page(request: Request, session: auth.Session = Depends(_session)):
+        form = await _form(request)
+        _check_post(request, session, form.get("csrf"))
+        qid, docid = _case_ids(form)
+        if not await run_in_threadpool(tasks.skip, store, session.user.id, session.id_hash, qid, docid):
+            raise Denied(404, "no such case")
+        return RedirectResponse("/?notice=skipped", status_code=303)
+
+    @app.get("/admin", response_class=HTMLResponse)
+    def admin_page(session: auth.Session = Depends(_admin)):
+        s = cur_settings()
+        return render(
+            "admin.html", title="Admin", session=session, stats=project_stats(store, s), settings=s,
+            users=auth.list_users(store),
+        )
+
+    # ---- JSON API -------------------------------------------------------------------
+    @app.get("/api/session")
+    def api_session(session: auth.Session = Depends(_session)):
+        return {"user": session.user.name, "is_admin": session.user.is_admin, "csrf": session.csrf}
+
+    @app.get("/api/next")
+    def api_next(session: auth.Session = Depends(_session)):
+        s = cur_settings()
+        for _ in range(50):
+            a = tasks.next_assignment(store, s, session.user.id, session.id_hash)
+            if a is None:
+                break
+            view = load_case(store, s, a.qid, a.docid, a.kind)
+            if view is not None:
+                return {"done": False, **view.to_api(),
+                        "progress": tasks.progress(store, s, session.user.id).to_json()}
+            tasks.skip(store, session.user.id, session.id_hash, a.qid, a.docid)
+        return {"done": True, "progress": tasks.progress(store, s, session.user.id).to_json()}
+
+    @app.post("/api/vote")
+    async def api_vote(request: Request, session: auth.Session = Depends(_session)):
+        _check_post(request, session, request.headers.get("x-csrf-token"))
+        qid, docid, grade, comment, seconds = _vote_fields(await _json(request), from_form=False)
+        s = cur_settings()
+        await run_in_threadpool(cast_vote, store, s, session.user.id, qid, docid, grade, comment, seconds)
+        prog = await run_in_threadpool(tasks.progress, store, s, session.user.id)
+        return {"ok": True, "qid": qid, "docid": docid, "progress": prog.to_json()}
+
+    @app.post("/api/skip")
+    async def api_skip(request: Request, session: auth.Session = Depends(_session)):
+        _check_post(request, session, request.headers.get("x-csrf-token"))
+        qid, docid = _case_ids(await _json(request))
+        if not await run_in_threadpool(tasks.skip, store, session.user.id, session.id_hash, qid, docid):
+            raise Denied(404, "no such case")
+        return {"ok": True}
+
+    @app.get("/api/progress")
+    def api_progress(session: auth.Session = Depends(_session)):
+        return tasks.progress(store, cur_settings(), session.user.id).to_json()
+
+    @app.get("/api/admin/stats")
+    def api_admin_stats(session: auth.Session = Depends(_admin)):
+        return project_stats(store, cur_settings()).to_json()
+
+    return app

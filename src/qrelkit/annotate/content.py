@@ -1,0 +1,279 @@
+"""What an annotator sees for one case: query, answers, document, debate history.
+
+The debate history comes from another module's provenance JSON, written by a
+judge that may change or fail half-way; it is read defensively (anything
+missing or malformed means "no history") so that a bad record can never break
+the page. Evidence highlighting builds HTML from escaped pieces only, so a
+document or a quote can never inject markup.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional
+
+from markupsafe import Markup, escape
+
+from qrelkit.annotate.settings import AnnotateSettings
+
+# The graded scale (TREC Deep Learning's definitions) and the binary answer task.
+GRADED = (
+    (0, "Irrelevant", "The document has nothing to do with the query.", "0"),
+    (1, "Related", "On topic, but does not answer the query.", "1"),
+    (2, "Highly relevant", "Answers the query, possibly partly or among other material.", "2"),
+    (3, "Perfectly relevant", "Dedicated to the query; contains the exact answer.", "3"),
+)
+ANSWER = (
+    (1, "Relevant", "Contains or clearly supports an answer to the query.", "r"),
+    (0, "Not relevant", "Does not contain or support an answer.", "n"),
+)
+
+MAX_QUOTES = 200
+MAX_QUOTE_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class GradeOption:
+    grade: int
+    name: str
+    definition: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Quote:
+    text: str
+    found: Optional[bool]
+
+
+@dataclass(frozen=True)
+class AgentTurn:
+    stance: str
+    label: Optional[int]
+    grade: Optional[int]
+    reasoning: str
+    evidence: tuple[Quote, ...]
+
+    @property
+    def css(self) -> str:
+        """Which colour the agent's quotes get in the document."""
+        return {"relevant": "pro", "not_relevant": "con"}.get(self.stance, "ev")
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    agents: tuple[AgentTurn, ...]
+
+
+@dataclass(frozen=True)
+class CaseView:
+    qid: str
+    docid: str
+    kind: str  # what the annotator is told: escalation | people (attention items look like people)
+    task: str  # answer | graded
+    query: str
+    title: Optional[str]
+    document: str
+    answers: tuple[str, ...]
+    narrative: Optional[str]
+    history: Optional[tuple[Round, ...]]  # None: not an escalation, hidden by setting, or nothing usable
+
+    @property
+    def options(self) -> tuple[GradeOption, ...]:
+        return grade_options(self.task)
+
+    @property
+    def history_shown(self) -> bool:
+        return bool(self.history)
+
+    def document_html(self) -> Markup:
+        quotes = [(q.text, a.css) for r in (self.history or ()) for a in r.agents for q in a.evidence]
+        return highlight(self.document, quotes)
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "qid": self.qid,
+            "docid": self.docid,
+            "query": self.query,
+            "title": self.title,
+            "document": self.document,
+            "answers": list(self.answers),
+            "narrative": self.narrative,
+            "kind": self.kind,
+            "history": history_to_json(self.history) if self.history else None,
+            "task": self.task,
+            "grades": [{"grade": o.grade, "name": o.name, "definition": o.definition, "key": o.key}
+                       for o in self.options],
+        }
+
+
+def grade_options(task: str) -> tuple[GradeOption, ...]:
+    return tuple(GradeOption(*o) for o in (ANSWER if task == "answer" else GRADED))
+
+
+def valid_grades(task: str) -> frozenset[int]:
+    return frozenset(o.grade for o in grade_options(task))
+
+
+def task_for(answers: Iterable[str], settings: AnnotateSettings) -> str:
+    """Topics with answers get the binary answer task unless the project forces one."""
+    if settings.task in ("answer", "graded"):
+        return settings.task
+    return "answer" if tuple(answers) else "graded"
+
+
+def people_label(grade: int, task: str, settings: AnnotateSettings) -> int:
+    return int(grade >= (1 if task == "answer" else settings.threshold))
+
+
+# ---- debate history ---------------------------------------------------------
+def parse_history(provenance: Any) -> tuple[Round, ...]:
+    """Rounds of a debate from a provenance JSON string (or dict); () when absent or malformed."""
+    try:
+        prov = json.loads(provenance) if isinstance(provenance, (str, bytes)) else provenance
+    except (ValueError, TypeError):
+        return ()
+    hist = prov.get("history") if isinstance(prov, dict) else None
+    if not isinstance(hist, list):
+        return ()
+    rounds = []
+    for i, r in enumerate(hist, 1):
+        if not isinstance(r, dict) or not isinstance(r.get("agents"), list):
+            continue
+        agents = tuple(a for a in (_agent(x) for x in r["agents"]) if a is not None)
+        if agents:
+            number = r.get("round")
+            rounds.append(Round(number if isinstance(number, int) and not isinstance(number, bool) else i, agents))
+    return tuple(rounds)
+
+
+def _agent(a: Any) -> Optional[AgentTurn]:
+    if not isinstance(a, dict):
+        return None
+    evidence = []
+    ev = a.get("evidence")
+    for q in ev if isinstance(ev, list) else ():
+        if isinstance(q, dict) and isinstance(q.get("quote"), str) and q["quote"].strip():
+            found = q.get("found")
+            evidence.append(Quote(q["quote"], found if isinstance(found, bool) else None))
+        elif isinstance(q, str) and q.strip():
+            evidence.append(Quote(q, None))
+    stance = a.get("stance")
+    reasoning = a.get("reasoning")
+    return AgentTurn(
+        stance=stance if isinstance(stance, str) else "",
+        label=_int_or_none(a.get("label")),
+        grade=_int_or_none(a.get("grade")),
+        reasoning=reasoning if isinstance(reasoning, str) else "",
+        evidence=tuple(evidence),
+    )
+
+
+def _int_or_none(v: Any) -> Optional[int]:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def history_to_json(rounds: tuple[Round, ...]) -> list[dict]:
+    return [
+        {
+            "round": r.number,
+            "agents": [
+                {
+                    "stance": a.stance, "label": a.label, "grade": a.grade, "reasoning": a.reasoning,
+                    "evidence": [{"quote": q.text, "found": q.found} for q in a.evidence],
+                }
+                for a in r.agents
+            ],
+        }
+        for r in rounds
+    ]
+
+
+def escalation_history(store, qid: str, docid: str) -> tuple[Round, ...]:
+    """The debate of the escalating judgment; a debate method is preferred when several escalated."""
+    rows = store.query(
+        "SELECT method, provenance FROM judgments WHERE qid=? AND docid=? AND status IN ('escalate', 'error') "
+        "ORDER BY (method LIKE 'debate%') DESC, method, model",
+        (qid, docid),
+    )
+    for _, prov in rows:
+        rounds = parse_history(prov)
+        if rounds:
+            return rounds
+    return ()
+
+
+def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str) -> Optional[CaseView]:
+    """Everything needed to show one task; None when its topic or doc has vanished."""
+    topic = _topic(store, qid)
+    doc = store.doc(docid)
+    if topic is None or doc is None:
+        return None
+    text, answers, narrative = topic
+    history: Optional[tuple[Round, ...]] = None
+    if kind == "escalation" and not settings.hide_history:
+        history = escalation_history(store, qid, docid) or None
+    return CaseView(
+        qid=qid, docid=docid, kind="escalation" if kind == "escalation" else "people",
+        task=task_for(answers, settings), query=text, title=doc.title, document=doc.text,
+        answers=answers, narrative=narrative or None, history=history,
+    )
+
+
+def _topic(store, qid: str) -> Optional[tuple[str, tuple[str, ...], Optional[str]]]:
+    rows = store.query("SELECT text, answers, narrative FROM topics WHERE qid=?", (qid,))
+    if not rows:
+        return None
+    text, answers, narrative = rows[0]
+    try:
+        ans = tuple(str(a) for a in json.loads(answers) or ())
+    except (ValueError, TypeError):
+        ans = ()
+    return text, ans, narrative
+
+
+def task_of(store, settings: AnnotateSettings, qid: str) -> str:
+    t = _topic(store, qid)
+    return task_for(t[1] if t else (), settings)
+
+
+# ---- highlighting -------------------------------------------------------------
+def highlight(text: str, quotes: Iterable[tuple[str, str]]) -> Markup:
+    """The document as HTML with each quote's occurrences wrapped in <mark>.
+
+    Quotes are matched on the raw text (case-insensitive, any run of
+    whitespace matching any other, as models re-flow quotes), then every
+    piece of the document is escaped on its own and only our literal <mark>
+    tags stay raw. Matching the raw text rather than the escaped one keeps a
+    mark from ever splitting an HTML entity such as ``&amp;``.
+    """
+    flags = bytearray(len(text))
+    bits = {"pro": 1, "con": 2}
+    for n, (quote, css) in enumerate(quotes):
+        if n >= MAX_QUOTES:
+            break
+        words = quote[:MAX_QUOTE_CHARS].split()
+        if not words or sum(len(w) for w in words) < 3:
+            continue
+        pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+        bit = bits.get(css, 4)
+        for m in pattern.finditer(text):
+            for i in range(m.start(), m.end()):
+                flags[i] |= bit
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        j = i
+        while j < len(text) and flags[j] == flags[i]:
+            j += 1
+        piece = str(escape(text[i:j]))
+        f = flags[i]
+        if f:
+            css = "pro" if f == 1 else "con" if f == 2 else "ev" if f == 4 else "both"
+            out.append(f'<mark class="{css}">{piece}</mark>')
+        else:
+            out.append(piece)
+        i = j
+    return Markup("".join(out))

@@ -1,0 +1,74 @@
+"""Export of the people's work: every vote (JSONL) and the decided labels (TREC qrels).
+
+All votes are exported, excluded ones and attention checks included and
+flagged, so that others can re-derive the decisions with their own rules.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from qrelkit.annotate.content import task_of
+from qrelkit.annotate.settings import AnnotateSettings, load_settings
+from qrelkit.annotate.votes import METHOD, attention_passed, excluded_users, qrels_threshold
+
+VOTES_FILE = "votes.jsonl"
+QRELS_FILE = "decided.qrels"
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    votes: int
+    excluded_votes: int
+    attention_votes: int
+    decided: int
+    votes_path: Path
+    qrels_path: Path
+
+    def to_json(self) -> dict:
+        return {
+            "votes": self.votes, "excluded_votes": self.excluded_votes, "attention_votes": self.attention_votes,
+            "decided": self.decided, "votes_path": str(self.votes_path), "qrels_path": str(self.qrels_path),
+        }
+
+
+def export_annotations(store, out_dir: Path, settings: AnnotateSettings | None = None) -> ExportResult:
+    settings = settings or load_settings(store)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    excluded = excluded_users(store, settings)
+    qthr = qrels_threshold(store, settings)
+    rows = store.query(
+        "SELECT u.name, v.user_id, v.qid, v.docid, v.grade, v.comment, v.seconds, v.history_shown, v.created_at, "
+        "t.kind, t.expected_grade FROM annot_votes v JOIN annot_users u ON u.id=v.user_id "
+        "LEFT JOIN annot_tasks t ON t.qid=v.qid AND t.docid=v.docid ORDER BY v.created_at, v.id"
+    )
+    n_excl = n_att = 0
+    votes_path = out / VOTES_FILE
+    tmp = votes_path.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for name, uid, qid, docid, grade, comment, secs, shown, created, kind, expected in rows:
+            rec = {
+                "annotator": name, "qid": qid, "docid": docid, "grade": grade, "comment": comment,
+                "seconds": secs, "history_shown": bool(shown), "kind": kind, "created_at": created,
+                "excluded": uid in excluded,
+            }
+            if kind == "attention":
+                n_att += 1
+                rec["expected_grade"] = expected
+                rec["passed"] = attention_passed(grade, expected, task_of(store, settings, qid), settings, qthr)
+            n_excl += uid in excluded
+            f.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+    tmp.replace(votes_path)
+    decided = store.query(
+        "SELECT qid, docid, grade FROM judgments WHERE method=? AND model='' AND status='human' ORDER BY qid, docid",
+        (METHOD,),
+    )
+    qrels_path = out / QRELS_FILE
+    tmp = qrels_path.with_suffix(".qrels.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for qid, docid, grade in decided:
+            f.write(f"{qid} 0 {docid} {grade}\n")
+    tmp.replace(qrels_path)
+    return ExportResult(len(rows), n_excl, n_att, len(decided), votes_path, qrels_path)

@@ -1,0 +1,71 @@
+"""Project settings of the annotation app, kept in the workspace meta table.
+
+They live in the workspace (key ``annotate.settings``) rather than in flags of
+``serve`` so that the CLI can change them while a server runs, and so that a
+with/without-history comparison is a property of the project, recorded next
+to the votes it produced.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Optional
+
+from qrelkit.errors import UsageError
+
+META_KEY = "annotate.settings"
+
+TASKS = ("auto", "answer", "graded")
+
+
+@dataclass(frozen=True)
+class AnnotateSettings:
+    hide_history: bool = False  # hide the debate history (with/without-history comparisons)
+    votes: int = 3  # votes each case needs from distinct annotators
+    attention: float = 0.1  # share of known-answer items among the served items
+    exclude_failed: bool = True  # drop votes of annotators who fail attention checks
+    min_pass_rate: float = 0.7  # below this pass rate an annotator fails ...
+    min_checks: int = 2  # ... once they answered at least this many checks
+    task: str = "auto"  # auto (answers -> answer task, else graded) | answer | graded
+    threshold: int = 2  # graded task: label = grade >= threshold
+    qrels_threshold: Optional[int] = None  # relevance threshold of the original qrels; None: guess
+    seed: int = 0  # placement of attention items
+    session_hours: float = 12.0
+    lease_minutes: float = 20.0  # how long a served case is held for its annotator
+    secure_cookie: bool = True  # Secure flag on the session cookie
+
+    def validate(self) -> "AnnotateSettings":
+        if self.votes < 1:
+            raise UsageError(f"votes must be >= 1 (got {self.votes})")
+        if not 0.0 <= self.attention < 1.0:
+            raise UsageError(f"attention must be in [0, 1) (got {self.attention})")
+        if not 0.0 <= self.min_pass_rate <= 1.0:
+            raise UsageError(f"min_pass_rate must be in [0, 1] (got {self.min_pass_rate})")
+        if self.min_checks < 1:
+            raise UsageError(f"min_checks must be >= 1 (got {self.min_checks})")
+        if self.task not in TASKS:
+            raise UsageError(f"task must be one of {', '.join(TASKS)} (got {self.task!r})")
+        if self.threshold not in (1, 2, 3):
+            raise UsageError(f"threshold must be 1, 2 or 3 (got {self.threshold})")
+        if self.session_hours <= 0 or self.lease_minutes <= 0:
+            raise UsageError("session_hours and lease_minutes must be positive")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Optional[dict]) -> "AnnotateSettings":
+        """Unknown keys are ignored so that an older qrelkit can read a newer workspace."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (d or {}).items() if k in known})
+
+    def updated(self, **changes: Any) -> "AnnotateSettings":
+        return replace(self, **{k: v for k, v in changes.items() if v is not None}).validate()
+
+
+def load_settings(store) -> AnnotateSettings:
+    return AnnotateSettings.from_dict(store.get_meta(META_KEY, {}))
+
+
+def save_settings(store, settings: AnnotateSettings) -> None:
+    store.set_meta(META_KEY, settings.validate().to_dict())
