@@ -88,7 +88,13 @@ class Usage:
 
 
 class Backend(Protocol):
-    """One model behind one transport. Raises on failure; the Client retries."""
+    """One model behind one transport. Raises on failure; the Client retries.
+
+    Optional attributes the Client looks for: ``max_concurrency`` (a backend
+    that can run only so many calls at once, e.g. the embedded model: 1) and
+    ``cache_extra`` (request settings outside the messages that change
+    answers, e.g. extra server body fields; they join the cache key).
+    """
 
     model_id: str  # canonical, enters the cache key and provenance
     capabilities: frozenset[str]
@@ -119,3 +125,26 @@ class Prices:
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
+
+
+class CallFailed(Exception):
+    """A backend's way to tell the Client how to treat one failed attempt.
+
+    Backends raise this (or any other exception, which the Client treats as
+    retryable) instead of deciding about retries themselves, so that retry
+    policy lives in one place. ``retry_after`` is the server's own hint in
+    seconds (from a ``Retry-After`` header) and overrides the backoff.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = True,
+        retry_after: Optional[float] = None,
+        status: Optional[int] = None,
+    ):
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.status = status

@@ -1,0 +1,88 @@
+"""The LLM call cache: same request, same answer, paid once.
+
+The key is a sha256 over everything that can change the answer — canonical
+model id, full messages (or prefix/continuation), schema, sampling
+parameters and the prompt-template version — so editing a template or
+switching models never replays a stale answer. Endpoint URLs are left out on
+purpose: several servers of one model share one cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Optional, Protocol
+
+
+def cache_key(kind: str, model: str, payload: dict) -> str:
+    blob = json.dumps(
+        {"kind": kind, "model": model, **payload}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CallCache(Protocol):
+    def get(self, key: str) -> Optional[dict]: ...
+
+    def put(
+        self,
+        key: str,
+        model: str,
+        request: dict,
+        response: dict,
+        prompt_tokens: int,
+        completion_tokens: int,
+        latency: float,
+        cost_usd: float,
+    ) -> None: ...
+
+
+class MemoryCache:
+    """Per-client cache when there is no workspace (library use, tests)."""
+
+    def __init__(self) -> None:
+        self._d: dict[str, dict] = {}
+
+    def get(self, key: str) -> Optional[dict]:
+        return self._d.get(key)
+
+    def put(
+        self,
+        key: str,
+        model: str,
+        request: dict,
+        response: dict,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        latency: float = 0.0,
+        cost_usd: float = 0.0,
+    ) -> None:
+        self._d[key] = response
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+
+class StoreCache:
+    """The workspace database's ``llm_calls`` table, shared by every command and process."""
+
+    def __init__(self, store: Any):
+        self.store = store
+
+    def get(self, key: str) -> Optional[dict]:
+        return self.store.cache_get(key)
+
+    def put(
+        self,
+        key: str,
+        model: str,
+        request: dict,
+        response: dict,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        latency: float = 0.0,
+        cost_usd: float = 0.0,
+    ) -> None:
+        self.store.cache_put(
+            key, model, request, response, prompt_tokens, completion_tokens, latency, cost_usd
+        )

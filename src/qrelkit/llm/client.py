@@ -1,0 +1,553 @@
+"""The Client: caching, retries, limits and accounting, done once for every judge.
+
+A judge awaits ``client.complete(...)`` or ``client.score(...)`` and always
+gets a result back: a call that still fails after the allowed attempts comes
+back with ``error`` set, never as an exception and never as a guessed answer,
+so the judge can turn it into an explicit error-escalation.
+
+Why these choices:
+- Parse/validation failures are retried like transport failures because a
+  reply that does not fit the schema is as useless as no reply. At
+  temperature 0 the same prompt would repeat the same bad answer, so a retry
+  after a parse failure appends the bad reply and a short corrective user
+  message (``CORRECTIVE``). The cache key still uses the original messages.
+- The concurrency slot is taken per attempt and released while backing off,
+  so one slow retry does not idle a slot other calls could use.
+- Identical requests in flight at the same time are sent once; the others
+  wait for that answer and count as cache hits (nothing is paid twice).
+- ``calls`` counts every request answered, cache hits included; tokens and
+  dollars count only work actually done (all attempts, including ones whose
+  reply failed to parse, because those were billed too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import time
+from dataclasses import replace
+from typing import Any, Optional, Sequence
+
+from qrelkit.errors import CapabilityError
+from qrelkit.llm.base import (
+    JSON_SCHEMA,
+    SCORE,
+    TOP_LOGPROBS,
+    Backend,
+    CallFailed,
+    Completion,
+    Message,
+    Prices,
+    ScoreResult,
+    TokenLogprob,
+    Usage,
+)
+from qrelkit.llm.cache import MemoryCache, StoreCache, cache_key
+from qrelkit.llm.jsonschema import parse_reply
+from qrelkit.llm.limits import TokenBucket
+from qrelkit.llm.prices import PriceSpec, resolve_prices
+
+log = logging.getLogger(__name__)
+RETRY_AFTER_CAP = 300.0
+CORRECTIVE = "Your previous reply was not valid JSON for the schema; answer with only the JSON object."
+
+
+def parse_retry_after(value: Optional[str]) -> Optional[float]:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _completion_to_dict(c: Completion) -> dict:
+    return {
+        "text": c.text,
+        "parsed": c.parsed,
+        "logprobs": [[t.token, t.logprob, [list(x) for x in t.top]] for t in c.logprobs],
+        "prompt_tokens": c.prompt_tokens,
+        "completion_tokens": c.completion_tokens,
+        "latency": c.latency,
+    }
+
+
+def _completion_from_dict(d: dict, model: str) -> Completion:
+    return Completion(
+        text=d["text"],
+        parsed=d.get("parsed"),
+        logprobs=tuple(
+            TokenLogprob(tok, float(lp), tuple((str(a), float(b)) for a, b in top))
+            for tok, lp, top in d.get("logprobs") or ()
+        ),
+        prompt_tokens=int(d.get("prompt_tokens", 0)),
+        completion_tokens=int(d.get("completion_tokens", 0)),
+        latency=0.0,
+        cached=True,
+        cost_usd=0.0,
+        model=model,
+        attempts=0,
+    )
+
+
+def _score_to_dict(s: ScoreResult) -> dict:
+    return {
+        "logprob": s.logprob,
+        "tokens": s.tokens,
+        "token_logprobs": list(s.token_logprobs),
+        "prompt_tokens": s.prompt_tokens,
+        "latency": s.latency,
+    }
+
+
+def _score_from_dict(d: dict, model: str) -> ScoreResult:
+    return ScoreResult(
+        logprob=float(d["logprob"]),
+        tokens=int(d.get("tokens", 0)),
+        token_logprobs=tuple(float(x) for x in d.get("token_logprobs") or ()),
+        prompt_tokens=int(d.get("prompt_tokens", 0)),
+        latency=0.0,
+        cached=True,
+        cost_usd=0.0,
+        model=model,
+        attempts=0,
+    )
+
+
+class Client:
+    """One model, wrapped with everything judges should not do themselves."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        store: Any = None,
+        concurrency: int = 8,
+        max_attempts: int = 4,
+        timeout: float = 60.0,
+        rpm: Optional[float] = None,
+        tpm: Optional[float] = None,
+        prices: PriceSpec = None,
+        read_cache: bool = True,
+        *,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        seed: Optional[int] = None,
+    ):
+        if concurrency < 1:
+            raise ValueError("concurrency must be >= 1")
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be >= 1")
+        self.backend = backend
+        self.store = store
+        self.cache = StoreCache(store) if store is not None else MemoryCache()
+        # A backend that can only run one call at a time (the embedded model)
+        # says so; waiting for it then happens here, outside the per-call timeout.
+        limit = getattr(backend, "max_concurrency", None)
+        self.concurrency = min(concurrency, limit) if limit else concurrency
+        self._sem = asyncio.Semaphore(self.concurrency)
+        self._loop: Any = None
+        self.max_attempts = max_attempts
+        self.timeout = timeout
+        self.read_cache = read_cache
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._rng = random.Random(seed)
+        self._rpm_limit, self._tpm_limit = rpm, tpm
+        self._rpm = TokenBucket(rpm) if rpm else None
+        self._tpm = TokenBucket(tpm) if tpm else None
+        self.prices: Prices = resolve_prices(backend.model_id, prices)
+        self._inflight: dict[str, asyncio.Future] = {}
+        self._calls = self._hits = self._errors = 0
+        self._ptok = self._ctok = 0
+        self._cost = 0.0
+        self._latency = 0.0
+
+    # ---- introspection -------------------------------------------------------
+    @property
+    def model_id(self) -> str:
+        return self.backend.model_id
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return frozenset(self.backend.capabilities)
+
+    def require(self, *caps: str) -> None:
+        """Fail early, naming the model and what it lacks, before any call is made."""
+        missing = [c for c in caps if c not in self.capabilities]
+        if missing:
+            have = ", ".join(sorted(self.capabilities)) or "nothing"
+            raise CapabilityError(
+                f"model {self.model_id} does not support {', '.join(missing)} (it supports: {have})"
+            )
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(
+            calls=self._calls,
+            cache_hits=self._hits,
+            errors=self._errors,
+            prompt_tokens=self._ptok,
+            completion_tokens=self._ctok,
+            cost_usd=self._cost,
+            latency=self._latency,
+        )
+
+    def usage_dict(self) -> dict:
+        return {
+            "calls": self._calls,
+            "cache_hits": self._hits,
+            "errors": self._errors,
+            "prompt_tokens": self._ptok,
+            "completion_tokens": self._ctok,
+            "cost_usd": round(self._cost, 8),
+        }
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # ---- helpers -------------------------------------------------------------
+    def _bind_loop(self) -> None:
+        # asyncio primitives belong to one event loop; a CLI may run several
+        # loops in turn (asyncio.run per command) with one client.
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            if self._loop is not None:
+                self._sem = asyncio.Semaphore(self.concurrency)
+                self._rpm = TokenBucket(self._rpm_limit) if self._rpm_limit else None
+                self._tpm = TokenBucket(self._tpm_limit) if self._tpm_limit else None
+                self._inflight = {}
+            self._loop = loop
+
+    def _backoff(self, attempt: int, retry_after: Optional[float]) -> float:
+        if retry_after is not None:
+            return min(retry_after, RETRY_AFTER_CAP)  # the server knows best, within reason
+        base = min(self.backoff_max, self.backoff_base * (2 ** (attempt - 1)))
+        return base * (0.5 + self._rng.random())  # jitter: spread retries of a burst apart
+
+    def _cache_put(
+        self, key: str, request: dict, response: dict, ptok: int, ctok: int, dt: float, cost: float
+    ) -> None:
+        # The answer is already paid for and in hand; a cache that cannot be
+        # written (a locked or read-only workspace) must not lose it.
+        try:
+            self.cache.put(key, self.model_id, request, response, ptok, ctok, dt, cost)
+        except Exception as e:  # noqa: BLE001
+            log.warning(
+                "could not cache an LLM answer (%s: %s); it will be paid again next run", type(e).__name__, e
+            )
+
+    def _account(self, ptok: int, ctok: int, cost: float, latency: float) -> None:
+        self._ptok += ptok
+        self._ctok += ctok
+        self._cost += cost
+        self._latency += latency
+
+    async def _limits(self, estimate: int) -> None:
+        if self._rpm is not None:
+            await self._rpm.acquire(1)
+        if self._tpm is not None:
+            await self._tpm.acquire(estimate)
+
+    def _settle(self, estimate: int, used: int) -> None:
+        if self._tpm is not None:
+            self._tpm.adjust(used - estimate)
+
+    async def _single_flight(self, key: str, make: Any, replay: Any) -> Any:
+        leader = self._inflight.get(key)
+        if leader is not None:
+            await asyncio.wait([leader])  # never raises; the leader's outcome is inspected below
+            if not leader.cancelled() and leader.exception() is None and leader.result().ok:
+                self._calls += 1
+                self._hits += 1
+                return replay(leader.result())
+            # The leader failed or was cancelled; failures are not shared, try on our own.
+        fut = asyncio.get_running_loop().create_future()
+        self._inflight[key] = fut
+        try:
+            res = await make()
+        except BaseException:
+            fut.cancel()
+            raise
+        else:
+            fut.set_result(res)
+            return res
+        finally:
+            if self._inflight.get(key) is fut:
+                del self._inflight[key]
+
+    # ---- complete ------------------------------------------------------------
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: Optional[dict] = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        top_logprobs: int = 0,
+        stop: Optional[Sequence[str]] = None,
+        version: str = "",
+    ) -> Completion:
+        if schema is not None:
+            self.require(JSON_SCHEMA)
+        if top_logprobs:
+            self.require(TOP_LOGPROBS)
+        self._bind_loop()
+        msgs = [m if isinstance(m, Message) else Message(**m) for m in messages]
+        request = {
+            "messages": [[m.role, m.content] for m in msgs],
+            "schema": schema,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "top_logprobs": top_logprobs,
+            "stop": list(stop) if stop else None,
+            "version": version,
+        }
+        extra = getattr(self.backend, "cache_extra", None)
+        if extra:
+            request["backend"] = extra
+        key = cache_key("complete", self.model_id, request)
+        if self.read_cache:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self._calls += 1
+                self._hits += 1
+                return _completion_from_dict(hit, self.model_id)
+
+        def replay(c: Completion) -> Completion:
+            return replace(c, cached=True, cost_usd=0.0, latency=0.0, attempts=0)
+
+        async def make() -> Completion:
+            return await self._complete_uncached(
+                key, request, msgs, schema, max_tokens, temperature, top_logprobs, stop
+            )
+
+        return await self._single_flight(key, make, replay)
+
+    async def _complete_uncached(
+        self,
+        key: str,
+        request: dict,
+        msgs: list[Message],
+        schema: Optional[dict],
+        max_tokens: int,
+        temperature: float,
+        top_logprobs: int,
+        stop: Optional[Sequence[str]],
+    ) -> Completion:
+        ptok = ctok = 0
+        cost = latency = 0.0
+        error: Optional[str] = None
+        send = msgs
+        estimate = sum(len(m.content) for m in msgs) // 4 + max_tokens
+        attempt = 0
+        while attempt < self.max_attempts:
+            attempt += 1
+            retry_after: Optional[float] = None
+            retryable = True
+            await self._limits(estimate)
+            async with self._sem:
+                t0 = time.perf_counter()
+                try:
+                    res = await asyncio.wait_for(
+                        self.backend.complete(
+                            send,
+                            schema=schema,
+                            max_tokens=max_tokens,
+                            temperature=temperature,
+                            top_logprobs=top_logprobs,
+                            stop=stop,
+                        ),
+                        self.timeout,
+                    )
+                except asyncio.TimeoutError:
+                    res, error = None, f"timeout after {self.timeout:g}s"
+                except CallFailed as e:
+                    res, error, retryable, retry_after = None, str(e), e.retryable, e.retry_after
+                except Exception as e:  # noqa: BLE001 - any backend failure is a failed attempt
+                    res, error = None, f"{type(e).__name__}: {e}"
+                dt = time.perf_counter() - t0
+            latency += dt
+            if res is not None:
+                self._settle(estimate, res.prompt_tokens + res.completion_tokens)
+                ptok += res.prompt_tokens
+                ctok += res.completion_tokens
+                c = self.prices.cost(res.prompt_tokens, res.completion_tokens)
+                cost += c
+                self._account(res.prompt_tokens, res.completion_tokens, c, dt)
+                if res.error:
+                    error = res.error
+                else:
+                    parsed = None
+                    if schema is not None:
+                        parsed, error = parse_reply(res.text, schema)
+                    else:
+                        error = None
+                    if top_logprobs and not res.logprobs and res.completion_tokens and error is None:
+                        # A server that silently ignores the request would make
+                        # confidence judges read nothing as certainty.
+                        error, retryable = "the server returned no log-probabilities", False
+                    if error is None:
+                        out = replace(
+                            res,
+                            parsed=parsed,
+                            latency=latency,
+                            cached=False,
+                            cost_usd=cost,
+                            model=self.model_id,
+                            attempts=attempt,
+                            prompt_tokens=ptok,
+                            completion_tokens=ctok,
+                        )
+                        self._calls += 1
+                        self._cache_put(
+                            key,
+                            request,
+                            _completion_to_dict(
+                                replace(
+                                    out,
+                                    prompt_tokens=res.prompt_tokens,
+                                    completion_tokens=res.completion_tokens,
+                                )
+                            ),
+                            res.prompt_tokens,
+                            res.completion_tokens,
+                            dt,
+                            c,
+                        )
+                        return out
+                    # A bad reply: retry with the reply shown back and a correction.
+                    send = msgs + [Message("assistant", res.text[:4000]), Message("user", CORRECTIVE)]
+                    retry_after = 0.0
+            else:
+                self._account(0, 0, 0.0, dt)
+            if not retryable or attempt >= self.max_attempts:
+                break
+            delay = self._backoff(attempt, retry_after)
+            if delay > 0:
+                await asyncio.sleep(delay)
+        self._calls += 1
+        self._errors += 1
+        return Completion(
+            text="",
+            parsed=None,
+            prompt_tokens=ptok,
+            completion_tokens=ctok,
+            latency=latency,
+            cached=False,
+            cost_usd=cost,
+            model=self.model_id,
+            attempts=attempt,
+            error=error or "failed",
+        )
+
+    # ---- score ---------------------------------------------------------------
+    async def score(self, prefix: str, continuation: str, version: str = "") -> ScoreResult:
+        self.require(SCORE)
+        self._bind_loop()
+        request = {"prefix": prefix, "continuation": continuation, "version": version}
+        extra = getattr(self.backend, "cache_extra", None)
+        if extra:
+            request["backend"] = extra
+        key = cache_key("score", self.model_id, request)
+        if self.read_cache:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self._calls += 1
+                self._hits += 1
+                return _score_from_dict(hit, self.model_id)
+
+        def replay(s: ScoreResult) -> ScoreResult:
+            return replace(s, cached=True, cost_usd=0.0, latency=0.0, attempts=0)
+
+        async def make() -> ScoreResult:
+            return await self._score_uncached(key, request, prefix, continuation)
+
+        return await self._single_flight(key, make, replay)
+
+    async def _score_uncached(self, key: str, request: dict, prefix: str, continuation: str) -> ScoreResult:
+        error: Optional[str] = None
+        latency = cost = 0.0
+        ptok = 0
+        estimate = (len(prefix) + len(continuation)) // 4 + 1
+        attempt = 0
+        while attempt < self.max_attempts:
+            attempt += 1
+            retry_after: Optional[float] = None
+            retryable = True
+            await self._limits(estimate)
+            async with self._sem:
+                t0 = time.perf_counter()
+                try:
+                    res = await asyncio.wait_for(self.backend.score(prefix, continuation), self.timeout)
+                except asyncio.TimeoutError:
+                    res, error = None, f"timeout after {self.timeout:g}s"
+                except CallFailed as e:
+                    res, error, retryable, retry_after = None, str(e), e.retryable, e.retry_after
+                except NotImplementedError as e:
+                    res, error, retryable = None, f"unsupported: {e}", False
+                except Exception as e:  # noqa: BLE001
+                    res, error = None, f"{type(e).__name__}: {e}"
+                dt = time.perf_counter() - t0
+            latency += dt
+            if res is not None and not res.error:
+                self._settle(estimate, res.prompt_tokens)
+                c = self.prices.cost(res.prompt_tokens, 0)
+                ptok += res.prompt_tokens
+                cost += c
+                self._account(res.prompt_tokens, 0, c, dt)
+                out = replace(
+                    res,
+                    latency=latency,
+                    cached=False,
+                    cost_usd=cost,
+                    model=self.model_id,
+                    attempts=attempt,
+                    prompt_tokens=ptok,
+                )
+                self._calls += 1
+                self._cache_put(
+                    key,
+                    request,
+                    _score_to_dict(replace(out, prompt_tokens=res.prompt_tokens)),
+                    res.prompt_tokens,
+                    0,
+                    dt,
+                    c,
+                )
+                return out
+            if res is not None:
+                error = res.error
+            self._account(0, 0, 0.0, dt)
+            if not retryable or attempt >= self.max_attempts:
+                break
+            delay = self._backoff(attempt, retry_after)
+            if delay > 0:
+                await asyncio.sleep(delay)
+        self._calls += 1
+        self._errors += 1
+        return ScoreResult(
+            logprob=float("nan"),
+            latency=latency,
+            cost_usd=cost,
+            model=self.model_id,
+            attempts=attempt,
+            error=error or "failed",
+            prompt_tokens=ptok,
+        )

@@ -1,0 +1,173 @@
+"""Model spec strings: how a user names a model on the command line.
+
+    local                                   the embedded default (SmolLM2-135M-Instruct Q4_1)
+    local:/path/model.gguf                  another GGUF file, in-process
+    openai:MODEL                            OPENAI_BASE_URL or https://api.openai.com/v1
+    openai:MODEL@http://host:port/v1        one OpenAI-compatible server
+    openai:MODEL@URL1,URL2                  several servers of one model, load-balanced
+    ...?json=schema|object|prompt&score=echo&logprobs=0&body.FIELD=VALUE
+
+``json`` picks how structured output is asked for (``object`` for llama.cpp
+servers), ``score=echo`` enables ``score`` via echoed prompt log-probabilities
+(vLLM), ``logprobs=0`` declares a server without top log-probabilities, and
+``body.FIELD=VALUE`` adds a server-specific request field (VALUE parsed as
+JSON when it parses, e.g. ``body.repeat_penalty=1.0`` for llama.cpp).
+
+The canonical model id (``local:<file stem>`` or ``openai:MODEL``) goes into
+cache keys and provenance; endpoint URLs do not, so several endpoints of one
+model share answers. The API key comes from ``QRELKIT_API_KEY``, else
+``OPENAI_API_KEY``, else ``EMPTY`` (what local servers expect).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+from urllib.parse import parse_qsl, urlsplit
+
+from qrelkit.errors import UsageError
+
+JSON_MODES = ("schema", "object", "prompt")
+DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+_EXAMPLES = "expected 'local', 'local:/path/model.gguf' or 'openai:MODEL@http://host:port/v1[,URL2...][?json=schema|object|prompt&score=echo]'"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    kind: str  # local | openai
+    model: str  # model name (openai) or GGUF path ('' = packaged default)
+    urls: tuple[str, ...] = ()
+    options: tuple[tuple[str, str], ...] = field(default=())
+
+    def option(self, name: str, default: Optional[str] = None) -> Optional[str]:
+        return dict(self.options).get(name, default)
+
+
+_URL_SPLIT = re.compile(r"@(?=https?://)")
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    if not isinstance(spec, str) or not spec.strip():
+        raise UsageError(f"empty model spec; {_EXAMPLES}")
+    s = spec.strip()
+    if s == "local":
+        return ModelSpec("local", "")
+    if s.startswith("local:"):
+        path = s[len("local:") :]
+        if not path:
+            raise UsageError(f"model spec {spec!r}: missing GGUF path after 'local:'")
+        if not path.lower().endswith(".gguf"):
+            raise UsageError(f"model spec {spec!r}: a local model is a .gguf file")
+        if not os.path.isfile(path):
+            raise UsageError(f"model spec {spec!r}: no such file {path}")
+        return ModelSpec("local", path)
+    if s.startswith("openai:"):
+        rest = s[len("openai:") :]
+        query = ""
+        if "?" in rest:
+            rest, query = rest.split("?", 1)
+        parts = _URL_SPLIT.split(rest, maxsplit=1)
+        model = parts[0]
+        if "@" in model and len(parts) == 1:
+            raise UsageError(f"model spec {spec!r}: endpoint URLs must start with http:// or https://")
+        if not model:
+            raise UsageError(f"model spec {spec!r}: missing model name after 'openai:'")
+        urls: tuple[str, ...] = ()
+        if len(parts) == 2:
+            raw = [u.strip() for u in parts[1].split(",")]
+            if any(not u for u in raw):
+                raise UsageError(f"model spec {spec!r}: empty endpoint URL in the list")
+            for u in raw:
+                sp = urlsplit(u)
+                if sp.scheme not in ("http", "https") or not sp.netloc:
+                    raise UsageError(f"model spec {spec!r}: {u!r} is not an http(s) URL")
+            urls = tuple(u.rstrip("/") for u in raw)
+        else:
+            urls = (os.environ.get("OPENAI_BASE_URL", DEFAULT_OPENAI_URL).rstrip("/"),)
+        try:
+            opts = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+        except ValueError:
+            raise UsageError(f"model spec {spec!r}: bad options {query!r}") from None
+        known = {"json", "score", "logprobs"}
+        for k, v in opts:
+            if k.startswith("body.") and len(k) > 5:
+                continue
+            if k not in known:
+                names = ", ".join(sorted(known))
+                raise UsageError(f"model spec {spec!r}: unknown option {k!r} (known: {names}, body.FIELD)")
+            if k == "json" and v not in JSON_MODES:
+                raise UsageError(f"model spec {spec!r}: json must be one of {', '.join(JSON_MODES)}")
+            if k == "score" and v not in ("echo", "none"):
+                raise UsageError(f"model spec {spec!r}: score must be 'echo' or 'none'")
+            if k == "logprobs" and v not in ("0", "1"):
+                raise UsageError(f"model spec {spec!r}: logprobs must be 0 or 1")
+        return ModelSpec("openai", model, urls, tuple(opts))
+    kind = s.split(":", 1)[0]
+    raise UsageError(f"unknown model spec {spec!r} (kind {kind!r}); {_EXAMPLES}")
+
+
+def canonical_model_id(spec: str) -> str:
+    """The model id a spec's labels are stored under, without loading or contacting anything.
+
+    Accepts a spec (``openai:m@http://...``, ``local``, ``local:/x/m.gguf``) or an
+    id that is already canonical (``openai:m``, ``local:smollm2-135m-instruct-q4_1``),
+    so ``--model`` filters work with either.
+    """
+    s = (spec or "").strip()
+    if s == "local":
+        from qrelkit.llm.local import DEFAULT_MODEL_ID
+
+        return DEFAULT_MODEL_ID
+    if s.startswith("local:"):
+        path = s[len("local:") :]
+        return "local:" + Path(path).stem.lower() if path.lower().endswith(".gguf") else s
+    if s.startswith("openai:"):
+        rest = s[len("openai:") :].split("?", 1)[0]
+        model = _URL_SPLIT.split(rest, maxsplit=1)[0]
+        if not model:
+            raise UsageError(f"model spec {spec!r}: missing model name after 'openai:'")
+        return "openai:" + model
+    return s
+
+
+def api_key() -> str:
+    return os.environ.get("QRELKIT_API_KEY") or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+
+
+def make_backend(spec: str, concurrency: int = 8) -> Any:
+    ms = parse_spec(spec)
+    if ms.kind == "local":
+        from qrelkit.llm.local import LocalBackend
+
+        return LocalBackend(ms.model or None)
+    from qrelkit.llm.openai_backend import OpenAIBackend
+
+    body: dict[str, Any] = {}
+    for k, v in ms.options:
+        if k.startswith("body."):
+            try:
+                body[k[5:]] = json.loads(v)
+            except ValueError:
+                body[k[5:]] = v
+    return OpenAIBackend(
+        ms.model,
+        list(ms.urls),
+        api_key=api_key(),
+        json_mode=ms.option("json", "schema") or "schema",
+        score=ms.option("score") == "echo",
+        top_logprobs=ms.option("logprobs", "1") == "1",
+        concurrency=concurrency,
+        body=body,
+    )
+
+
+def make_client(spec: str, store: Any = None, **client_opts: Any) -> Any:
+    """Build a Client for a model spec string (the CLI's ``--model``)."""
+    from qrelkit.llm.client import Client
+
+    backend = make_backend(spec, concurrency=int(client_opts.get("concurrency", 8)))
+    return Client(backend, store=store, **client_opts)

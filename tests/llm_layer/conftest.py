@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+HERE = Path(__file__).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(url: str, proc: subprocess.Popen, deadline_s: float) -> None:
+    """Poll ``url`` until it answers, the process dies, or the deadline passes."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"server at {url} not ready after {deadline_s}s")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+class FakeServer:
+    def __init__(self, latency: float = 0.0):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                str(HERE / "fake_server.py"),
+                "--port",
+                str(self.port),
+                "--latency",
+                str(latency),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        wait_ready(f"{self.base}/v1/models", self.proc, 30)
+
+    def script(self, **kw) -> None:
+        httpx.post(f"{self.base}/_script", json=kw, timeout=5).raise_for_status()
+
+    def reset(self) -> None:
+        httpx.post(f"{self.base}/_reset", timeout=5).raise_for_status()
+
+    def stats(self) -> dict:
+        return httpx.get(f"{self.base}/_stats", timeout=5).json()
+
+    @property
+    def calls(self) -> int:
+        return self.stats()["calls"]
+
+    def close(self) -> None:
+        stop(self.proc)
+
+
+@pytest.fixture(scope="session")
+def _servers():
+    servers = [FakeServer(), FakeServer()]
+    yield servers
+    for s in servers:
+        s.close()
+
+
+@pytest.fixture
+def server(_servers) -> FakeServer:
+    _servers[0].reset()
+    return _servers[0]
+
+
+@pytest.fixture
+def two_servers(_servers) -> list[FakeServer]:
+    for s in _servers:
+        s.reset()
+    return _servers
