@@ -1,0 +1,501 @@
+"""Commands that measure what changed: agree, evaluate, stability,
+simulate leave-out, ragalign, report. Parsing and printing only; the work is
+in :mod:`qrelkit.evaluate` and :mod:`qrelkit.report`."""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.table import Table
+
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json
+from qrelkit.errors import UsageError
+
+simulate_app = typer.Typer(help="Simulations on real data (pool bias).", no_args_is_help=True)
+app.add_typer(simulate_app, name="simulate")
+
+ThresholdOpt = typer.Option(2, "--threshold", help="Grade at or above which a label counts as relevant (TREC DL: 2).")
+SeedOpt = typer.Option(0, "--seed", help="Seed of every sampling step (bootstrap, orders, samples).")
+RunsOpt = typer.Option(None, "--runs", help="Runs: files, folders or globs (repeat --runs for several).")
+
+
+# ------------------------------------------------------------------ helpers
+def _qrels_name(path: str) -> str:
+    """A qrels version's label: the file name without .gz and qrels suffixes."""
+    name = Path(path).name
+    for suffix in (".gz", ".txt", ".tsv", ".qrels", ".qrel", ".trec"):
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def _unique(names: list[str]) -> list[str]:
+    out: list[str] = []
+    for n in names:
+        final, i = n, 2
+        while final in out:
+            final = f"{n}-{i}"
+            i += 1
+        out.append(final)
+    return out
+
+
+def _load_versions(paths: list[str]) -> list[tuple[str, dict]]:
+    from qrelkit.data import load_qrels
+
+    names = _unique([_qrels_name(p) for p in paths])
+    return [(n, dict(load_qrels(p).pairs)) for n, p in zip(names, paths)]
+
+
+def _read_runs(runs: Optional[List[str]]):
+    from qrelkit.data import read_runs
+
+    if not runs:
+        raise UsageError("pass at least one --runs PATH (file, folder or glob)")
+    out = read_runs(list(runs))
+    if not out:
+        raise UsageError("no runs found")
+    return out
+
+
+def _split_measures(values: Optional[List[str]]) -> list[str]:
+    """Measures from repeated options and/or comma lists; commas inside
+    parentheses belong to ir_measures parameters."""
+    out: list[str] = []
+    for v in values or []:
+        depth, cur = 0, ""
+        for ch in v:
+            if ch in "({":
+                depth += 1
+            elif ch in ")}":
+                depth -= 1
+            if ch == "," and depth == 0:
+                out.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        out.append(cur.strip())
+    return [m for m in out if m]
+
+
+def _fmt(v: object) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def _arrow(shift: int) -> str:
+    return f"▲{shift}" if shift > 0 else (f"▼{-shift}" if shift < 0 else "=")
+
+
+# -------------------------------------------------------------------- agree
+@app.command()
+def agree(
+    reference: Optional[Path] = typer.Option(None, "--reference", help="Reference qrels (e.g. the NIST qrels)."),
+    labels: Optional[List[str]] = typer.Option(None, "--labels", help="Qrels to compare (repeat for several assessors)."),
+    workspace: Optional[Path] = WorkspaceOpt,
+    threshold: int = ThresholdOpt,
+    assessor_column: bool = typer.Option(
+        False, "--assessor-column",
+        help="The --labels file holds several assessors: its second column (normally 0) names the assessor.",
+    ),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Agreement of labels with a reference (kappa, alpha, balanced accuracy, ...) and among assessors (Fleiss)."""
+    from qrelkit.data import load_qrels
+    from qrelkit.evaluate.agreement import compare_labels, judgments_agreement, multi_assessor
+
+    if not labels and workspace is None:
+        raise UsageError("pass --labels QRELS (one or more) or -w/--workspace DIR")
+    t0 = time.perf_counter()
+    ref_pairs = dict(load_qrels(str(reference)).pairs) if reference else None
+    out: dict = {"reference": str(reference) if reference else None, "threshold": threshold}
+    results: list[dict] = []
+    sources: list[tuple[str, dict]] = []
+    for path in labels or []:
+        if assessor_column:
+            sources.extend(_read_assessor_column(path))
+        else:
+            sources.append((_qrels_name(path), dict(load_qrels(path).pairs)))
+    names = _unique([n for n, _ in sources])
+    sources = [(n, s) for n, (_, s) in zip(names, sources)]
+    if workspace is not None:
+        from qrelkit.store import Store
+
+        with Store.open(workspace) as store:
+            if ref_pairs is None:
+                ref_pairs = store.qrels()
+                out["reference"] = f"{workspace} (original qrels)"
+                if not ref_pairs:
+                    raise UsageError(f"{workspace} has no original qrels; pass --reference QRELS")
+            judgments = store.judgments()
+        if not judgments:
+            raise UsageError(f"{workspace} has no judgments yet; run `qrelkit judge -w {workspace} ...` first")
+        results.extend(j.to_dict() for j in judgments_agreement(judgments, ref_pairs, threshold))
+    if ref_pairs is None and len(sources) < 2:
+        raise UsageError("pass --reference QRELS, or at least two --labels files to measure assessor agreement")
+    if ref_pairs is not None:
+        results.extend(compare_labels(ref_pairs, s, threshold, name=n).to_dict() for n, s in sources)
+    out["results"] = results
+    if len(results) == 1:  # one comparison: its figures at the top level too
+        out.update({k: v for k, v in results[0].items() if k not in out})
+    if len(sources) >= 2:
+        out["assessors"] = multi_assessor(sources, threshold).to_dict()
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    if as_json:
+        print_json(out)
+        return
+    if results:
+        cols = ["pairs", "accuracy", "balanced_accuracy", "recall_relevant", "recall_nonrelevant", "precision", "f1",
+                "cohen_kappa", "cohen_kappa_graded", "cohen_kappa_linear", "krippendorff_alpha", "per_topic_f1"]
+        extra = [c for c in ("escalation_ratio", "auto_accuracy") if any(c in r for r in results)]
+        table = Table(title=f"agreement with {out['reference']} (relevant = grade >= {threshold})")
+        table.add_column("measure")
+        for r in results:
+            table.add_column(r["name"], justify="right", overflow="fold")
+        for c in cols + extra:
+            table.add_row(c, *[_fmt(r.get(c)) for r in results])
+        console.print(table)
+        for r in results:
+            cm = r["confusion_matrix"]["matrix"]
+            console.print(f"{r['name']}: confusion (rows reference, cols labels; non-rel, rel) = {cm}")
+    if "assessors" in out:
+        a = out["assessors"]
+        console.print(
+            f"assessors: Fleiss' kappa graded {_fmt(a['fleiss_kappa'])}, binary {_fmt(a['fleiss_kappa_binary'])} "
+            f"over {a['fleiss_pairs']} pairs with {a['raters_per_pair']} raters each; overlap {_fmt(a['overlap'])}"
+        )
+        table = Table(title="pairwise assessor agreement")
+        for c in ("a", "b", "pairs", "cohen_kappa", "cohen_kappa_graded", "overlap"):
+            table.add_column(c, justify="right" if c not in ("a", "b") else "left")
+        for p in a["pairwise"]:
+            if p["pairs"]:
+                table.add_row(p["a"], p["b"], str(p["pairs"]), _fmt(p["cohen_kappa"]), _fmt(p["cohen_kappa_graded"]),
+                              _fmt(p["overlap"]))
+        console.print(table)
+
+
+def _read_assessor_column(path: str) -> list[tuple[str, dict]]:
+    """One qrels file, several assessors: ``qid assessor docid grade``."""
+    from qrelkit.data._open import iter_lines
+    from qrelkit.errors import InputError
+
+    by: dict[str, dict] = {}
+    for lineno, line in iter_lines(path):
+        cols = line.split()
+        if len(cols) != 4:
+            raise InputError(path, lineno, f"expected 4 columns (qid assessor docid grade), got {len(cols)}")
+        qid, who, docid, grade = cols
+        try:
+            g = int(grade)
+        except ValueError:
+            raise InputError(path, lineno, f"grade must be an integer, got {grade!r}") from None
+        mine = by.setdefault(who, {})
+        if mine.get((qid, docid), g) != g:
+            raise InputError(path, lineno, f"assessor {who} gives two grades to ({qid}, {docid})")
+        mine[(qid, docid)] = g
+    if not by:
+        raise InputError(path, None, "no labels")
+    return sorted(by.items())
+
+
+# ----------------------------------------------------------------- evaluate
+@app.command()
+def evaluate(
+    runs: Optional[List[str]] = RunsOpt,
+    qrels: Optional[List[str]] = typer.Option(None, "--qrels", help="Qrels versions (repeat); the first is the reference."),
+    measures: Optional[List[str]] = typer.Option(
+        None, "--measures", help="ir_measures names (repeat or comma-separate); default nDCG@10 P@10 RR@10 R@100 "
+                                 "AP@1000 Success@10 Judged@10."),
+    judged_only: bool = typer.Option(False, "--judged-only", help="Remove unjudged documents before scoring."),
+    threshold: int = typer.Option(
+        2, "--threshold", help="Relevance level of binary measures (P, RR, R, AP, Success): rel=THRESHOLD."),
+    measure: Optional[str] = typer.Option(None, "--measure", help="Measure that ranks systems in comparisons."),
+    rbo_p: float = typer.Option(0.9, "--rbo-p", help="RBO persistence p."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap resamples of topics for CIs."),
+    seed: int = SeedOpt,
+    test: str = typer.Option("wilcoxon", "--test", help="Paired test per pair of systems: wilcoxon or ttest."),
+    correction: str = typer.Option("bh", "--correction", help="Multiple-testing correction: bh, bonferroni, none."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
+    run_meta: Optional[Path] = typer.Option(None, "--run-meta", help="JSON/TOML: run name -> {\"model\": ...}."),
+    judge_model: Optional[List[str]] = typer.Option(None, "--judge-model", help="Model of the LLM judge (circularity check)."),
+    workspace: Optional[Path] = WorkspaceOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Score runs under one or more qrels versions; compare rankings and significance between versions."""
+    from qrelkit.evaluate.circularity import circularity_warnings, read_run_meta
+    from qrelkit.evaluate.compare import compare_versions
+    from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_versions, prepare_runs, resolve_measures
+
+    t0 = time.perf_counter()
+    if not qrels:
+        raise UsageError("pass at least one --qrels QRELS")
+    specs = resolve_measures(_split_measures(measures) or list(DEFAULT_MEASURES), threshold)
+    keys = [s.key for s in specs]
+    rank_measure = measure or ("nDCG@10" if "nDCG@10" in keys else keys[0])
+    if rank_measure not in keys:
+        specs = specs + resolve_measures([rank_measure], threshold)
+        keys.append(rank_measure)
+    run_list = prepare_runs(_read_runs(runs))
+    versions = _load_versions(list(qrels))
+    t_read = time.perf_counter() - t0
+    scored = evaluate_versions(run_list, versions, specs, threshold, judged_only)
+    t_eval = time.perf_counter() - t0 - t_read
+    comparisons = [
+        compare_versions(scored[0], s, rank_measure, rbo_p, bootstrap, seed, test, correction, alpha)
+        for s in scored[1:]
+    ] if len(run_list.names) >= 2 else []
+
+    run_models: dict[str, str] = {}
+    judges = list(judge_model or [])
+    if workspace is not None:
+        from qrelkit.store import Store
+
+        with Store.open(workspace) as store:
+            for name, _, meta in store.runs():
+                if isinstance(meta, dict) and meta.get("model"):
+                    run_models[name] = str(meta["model"])
+            judges += [m for (m,) in store.query("SELECT DISTINCT model FROM judgments WHERE source != 'human'") if m]
+    if run_meta is not None:
+        run_models.update(read_run_meta(run_meta))
+    warnings = circularity_warnings({r: m for r, m in run_models.items() if r in run_list.names}, sorted(set(judges)))
+
+    out = {
+        "measures": keys,
+        "threshold": threshold,
+        "rel_level": f"binary measures use rel={threshold} (grade >= {threshold} is relevant); nDCG uses the grades",
+        "judged_only": judged_only,
+        "rank_measure": rank_measure,
+        "runs": len(run_list.names),
+        "versions": {
+            s.label: {"path": p, **{k: v for k, v in s.to_dict().items() if k != "qrels"}}
+            for s, p in zip(scored, qrels)
+        },
+        "comparisons": [c.to_dict() for c in comparisons],
+        "circularity": [{**asdict(w), "message": w.message()} for w in warnings],
+        "seconds": {"read": round(t_read, 3), "evaluate": round(t_eval, 3),
+                    "total": round(time.perf_counter() - t0, 3)},
+    }
+    if as_json:
+        print_json(out)
+        for w in warnings:
+            console.print(f"[yellow]warning:[/] {w.message()}")
+        return
+    for s in scored:
+        table = Table(title=f"{s.label}: {len(s.topics)} topics{' (judged only)' if judged_only else ''}")
+        table.add_column("run")
+        for k in keys:
+            table.add_column(k, justify="right")
+        means = {k: s.means(k) for k in keys}
+        order = sorted(range(len(s.systems)), key=lambda i: -means[rank_measure][i])
+        for i in order:
+            table.add_row(s.systems[i], *[f"{means[k][i]:.4f}" for k in keys])
+        console.print(table)
+    for c in comparisons:
+        d = c.to_dict()
+        table = Table(title=f"{c.version_a} -> {c.version_b} on {rank_measure}: tau {_fmt(d['kendall_tau'])} "
+                            f"tau_AP {_fmt(d['tau_ap'])} rho {_fmt(d['spearman_rho'])} RBO {_fmt(d['rbo'])}")
+        for col in ("run", "before", "after", "delta", "rank", "move"):
+            table.add_column(col, justify="left" if col == "run" else "right")
+        for sh in c.shifts:
+            table.add_row(sh.system, f"{sh.score_a:.4f}", f"{sh.score_b:.4f}", f"{sh.delta:+.4f}",
+                          f"{sh.rank_a} -> {sh.rank_b}", _arrow(sh.rank_shift))
+        console.print(table)
+        sig = d["significance"]
+        console.print(
+            f"significance ({sig['test']}, {sig['correction']}, alpha {sig['alpha']}): {sig['significant_a']} vs "
+            f"{sig['significant_b']} significant pairs; {sig['reversed']} reversed; Matthews correlation "
+            f"{_fmt(sig['matthews_corrcoef'])}; 95% CI of tau {d['ci']['kendall_tau']}"
+        )
+    for w in warnings:
+        console.print(f"[yellow]warning:[/] {w.message()}")
+
+
+# ---------------------------------------------------------------- stability
+@app.command()
+def stability(
+    runs: Optional[List[str]] = RunsOpt,
+    primary: Path = typer.Option(..., "--primary", help="The primary qrels (e.g. NIST)."),
+    assessors: Optional[List[str]] = typer.Option(
+        None, "--assessors", help="One qrels per assessor: files, folders or quoted globs (repeat)."),
+    samples: int = typer.Option(10_000, "--samples", min=1, help="Sampled assessor combinations."),
+    seed: int = SeedOpt,
+    measure: str = typer.Option("nDCG@10", "--measure", help="Measure that ranks the systems."),
+    combination: Optional[Path] = typer.Option(
+        None, "--combination", help="The natural combination: TSV qid<TAB>assessor (assessor = file name stem)."),
+    assessor_column: bool = typer.Option(
+        False, "--assessor-column", help="--assessors is one file whose second column names the assessor."),
+    shuffles: int = typer.Option(10, "--shuffles", min=1, help="Random tie orders for assessors as rankers."),
+    rbo_p: float = typer.Option(0.9, "--rbo-p", help="RBO persistence p."),
+    include_primary: bool = typer.Option(
+        False, "--include-primary", help="Let the primary qrels be one more candidate assessor for every topic."),
+    threshold: int = ThresholdOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """How much the system ranking depends on who judged each topic."""
+    from qrelkit.data import expand_paths, load_qrels
+    from qrelkit.evaluate.stability import read_combination
+    from qrelkit.evaluate.stability import stability as run_stability
+
+    t0 = time.perf_counter()
+    if not assessors:
+        raise UsageError("pass --assessors QRELS (one file per assessor, or a folder/glob)")
+    if assessor_column:
+        if len(assessors) != 1:
+            raise UsageError("--assessor-column takes exactly one --assessors file")
+        sources = _read_assessor_column(assessors[0])
+    else:
+        files = [str(p) for p in expand_paths(list(assessors))]
+        names = _unique([_qrels_name(p) for p in files])
+        sources = [(n, dict(load_qrels(p).pairs)) for n, p in zip(names, files)]
+    run_list = _read_runs(runs)
+    prim = load_qrels(str(primary))
+    natural = read_combination(str(combination), [n for n, _ in sources]) if combination else None
+    result = run_stability(run_list, prim, sources, measure, samples, seed, threshold, rbo_p, natural, shuffles,
+                           include_primary=include_primary)
+    out = {"primary": str(primary), **result.to_dict(), "seconds": round(time.perf_counter() - t0, 3)}
+    if as_json:
+        print_json(out)
+        return
+    table = Table(title=f"ranking stability on {out['measure']}: {samples} samples of {len(sources)} assessors, "
+                        f"{out['topics']} topics, {out['systems']} systems")
+    for c in ("statistic", "mean", "std", "min", "p025", "median", "p975", "max"):
+        table.add_column(c, justify="left" if c == "statistic" else "right")
+    for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
+        table.add_row(k, *[_fmt(out[k][c]) for c in ("mean", "std", "min", "p025", "median", "p975", "max")])
+    for name, a in out["aggregations"].items():
+        table.add_row(f"aggregate {name}", _fmt(a["kendall_tau"]), "", "", "", "", "", "")
+    if out["natural"]:
+        table.add_row("natural combination", _fmt(out["natural"]["kendall_tau"]), "", "", "", "", "", "")
+    console.print(table)
+    swaps = out["swap_probability"][:15]
+    if swaps:
+        t2 = Table(title=f"most likely swaps ({out['pairs_ever_swapped']} pairs swap at least once)")
+        for c in ("above (primary)", "below (primary)", "P(swap)"):
+            t2.add_column(c)
+        for s in swaps:
+            t2.add_row(s["a"], s["b"], _fmt(s["probability"]))
+        console.print(t2)
+    t3 = Table(title="assessors as rankers vs the primary qrels (mean ± std over topics)")
+    t3.add_column("assessor")
+    rk_measures = list(out["best_system"])
+    for m in rk_measures:
+        t3.add_column(m, justify="right")
+    for name, r in out["rankers"].items():
+        t3.add_row(name, *[f"{r[m]['mean']:.3f} ± {r[m]['std']:.3f}" if m in r else "-" for m in rk_measures])
+    t3.add_row("best system", *[f"{out['best_system'][m]['mean']:.3f} ± {out['best_system'][m]['std']:.3f}"
+                                for m in rk_measures])
+    console.print(t3)
+
+
+# --------------------------------------------------------- simulate leave-out
+@simulate_app.command("leave-out")
+def leave_out_cmd(
+    runs: Optional[List[str]] = RunsOpt,
+    qrels: Path = typer.Option(..., "--qrels", help="The full qrels."),
+    depth: int = typer.Option(10, "--depth", min=1, help="Pool depth k."),
+    groups: Optional[Path] = typer.Option(
+        None, "--groups", help="Run -> group mapping (JSON/TOML object or TSV run<TAB>group); default: name prefix."),
+    measures: Optional[List[str]] = typer.Option(
+        None, "--measures", help="Measures (first one ranks); default nDCG@10 P@10 AP@1000."),
+    threshold: int = ThresholdOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Leave each group's unique pooled labels out and see how its runs' scores and ranks move."""
+    from qrelkit.data import load_qrels
+    from qrelkit.evaluate.leaveout import DEFAULT_LEAVEOUT_MEASURES, leave_out, read_groups
+
+    t0 = time.perf_counter()
+    run_list = _read_runs(runs)
+    q = load_qrels(str(qrels))
+    mapping = read_groups(groups) if groups else None
+    res = leave_out(run_list, q, depth, mapping, _split_measures(measures) or list(DEFAULT_LEAVEOUT_MEASURES),
+                    threshold)
+    out = {"qrels": str(qrels), **res.to_dict(), "seconds": round(time.perf_counter() - t0, 3)}
+    if as_json:
+        print_json(out)
+        return
+    m = res.rank_measure
+    table = Table(title=f"leave one group out of the depth-{depth} pool ({m}); "
+                        f"mean delta {_fmt(out['summary']['mean_delta'])}, max rank drop {out['summary']['max_rank_shift']}")
+    for c in ("group (dropped/rel, tau)", "run", "full", "left out", "delta", "rank"):
+        table.add_column(c, justify="left" if c.startswith(("group", "run")) else "right")
+    for g in out["groups"]:
+        for i, r in enumerate(g["runs"]):
+            table.add_row(
+                f"{g['group']} ({g['dropped']}/{g['dropped_relevant']}, {_fmt(g['kendall_tau'])})" if i == 0 else "",
+                r["run"], f"{r[m]['full']:.4f}", f"{r[m]['left_out']:.4f}", f"{r[m]['delta']:+.4f}",
+                f"{r['rank_full']}→{r['rank_left_out']}",
+            )
+    console.print(table)
+
+
+# ----------------------------------------------------------------- ragalign
+@app.command()
+def ragalign(
+    runs: Optional[List[str]] = RunsOpt,
+    qrels: Optional[List[str]] = typer.Option(None, "--qrels", help="Qrels versions (repeat), shown side by side."),
+    generation: Path = typer.Option(
+        ..., "--generation", help="Generation correctness: TSV system<TAB>qid<TAB>correct(0/1), or JSONL."),
+    k: int = typer.Option(10, "--k", min=1, help="Cut-off k of Hit@k, nDCG@k and R@k."),
+    threshold: int = ThresholdOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """RAGAlign@k: does retrieval success predict generation correctness?"""
+    from qrelkit.evaluate.ragalign import rag_align, read_generation
+
+    t0 = time.perf_counter()
+    if not qrels:
+        raise UsageError("pass at least one --qrels QRELS")
+    labels = read_generation(str(generation))
+    res = rag_align(_read_runs(runs), _load_versions(list(qrels)), labels, k, threshold)
+    out = {"k": k, "threshold": threshold, "generation": str(generation),
+           "versions": {v.qrels: v.to_dict() for v in res}, "seconds": round(time.perf_counter() - t0, 3)}
+    if as_json:
+        print_json(out)
+        return
+    table = Table(title=f"RAGAlign@{k} (Hit@{k} == generation correct) and point-biserial correlations")
+    for c in ("qrels", "system", "queries", "correct", f"Hit@{k}", "RAGAlign", f"r(nDCG@{k})", f"r(R@{k})"):
+        table.add_column(c, justify="left" if c in ("qrels", "system") else "right")
+    for v in res:
+        for a in (v.overall, *v.systems):
+            pb = {c.measure: c.r for c in a.pointbiserial}
+            table.add_row(v.qrels, a.name, str(a.queries), _fmt(a.correct_rate), _fmt(a.hit_rate), _fmt(a.ragalign),
+                          _fmt(pb.get(f"nDCG@{k}")), _fmt(pb.get(f"R@{k}")))
+    console.print(table)
+
+
+# ------------------------------------------------------------------- report
+@app.command()
+def report(
+    workspace: Optional[Path] = WorkspaceOpt,
+    out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write; report.json goes next to it."),
+    measure: str = typer.Option("nDCG@10", "--measure", help="Measure that ranks systems."),
+    depth: int = typer.Option(10, "--depth", min=1, help="Pool depth for holes and saturation."),
+    orders: int = typer.Option(10, "--orders", min=1, help="Random run orders for the saturation curves."),
+    seed: int = SeedOpt,
+    threshold: int = ThresholdOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """One self-contained HTML report (plots embedded) plus its JSON twin."""
+    from qrelkit.cli._app import require_workspace
+    from qrelkit.report import report_from_workspace
+
+    ws = require_workspace(workspace)
+    files = report_from_workspace(ws, out, measure=measure, depth=depth, orders=orders, seed=seed,
+                                  threshold=threshold)
+    payload = {"html": str(files.html), "json": str(files.json), "sections": files.sections}
+    if as_json:
+        print_json(payload)
+        return
+    table = Table(title=f"wrote {files.html} and {files.json}")
+    table.add_column("section")
+    table.add_column("content")
+    for name, state in files.sections.items():
+        table.add_row(name, "shown" if state == "ok" else f"no data: {state}")
+    console.print(table)

@@ -1,0 +1,107 @@
+"""Circularity warnings: a run produced by the same model family as the judge.
+
+Why: LLM judges favour systems built on the same model family (e.g. a
+Llama-based re-ranker judged by a Llama judge), so a score gain of such a run
+under LLM-filled qrels is suspect. This cannot be detected from the runs; it
+needs metadata (run name -> model), and the comparison is by family, because
+sizes and versions differ (``meta-llama/Llama-3.3-70B-Instruct`` and
+``llama3-8b`` are both ``llama``).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from qrelkit.errors import InputError
+
+# Checked in order, as substrings of the normalised name; the first hit wins.
+FAMILIES = (
+    ("smollm", "smollm"), ("llama", "llama"), ("qwen", "qwen"), ("mixtral", "mistral"), ("mistral", "mistral"),
+    ("gpt", "gpt"), ("flan", "t5"), ("t5", "t5"), ("gemma", "gemma"), ("gemini", "gemini"), ("claude", "claude"),
+    ("deepseek", "deepseek"), ("phi", "phi"), ("zephyr", "zephyr"), ("olmo", "olmo"), ("granite", "granite"),
+)
+
+
+PROVIDERS = frozenset({
+    "openai", "ollama", "vllm", "sglang", "local", "llamacpp", "llama-cpp", "llama.cpp", "hf", "huggingface",
+    "azure", "anthropic", "together", "groq", "openrouter", "scripted", "gguf",
+})
+
+
+def model_family(model: str) -> str:
+    """Normalised family name: a known family contained in the model name, else
+    the name's leading letters. A ``provider:`` prefix and an ``org/`` part are
+    dropped first (``ollama:llama3.1:8b``, ``meta-llama/Llama-3.3-70B``)."""
+    name = model.strip().lower()
+    head, sep, rest = name.partition(":")
+    if sep and head in PROVIDERS and rest:
+        name = rest
+    name = name.rsplit("/", 1)[-1]
+    for needle, family in FAMILIES:
+        if needle in name:
+            return family
+    m = re.match(r"[a-z]+", name)
+    return m.group(0) if m else name
+
+
+@dataclass(frozen=True)
+class CircularityWarning:
+    run: str
+    run_model: str
+    judge_model: str
+    family: str
+
+    def message(self) -> str:
+        return (f"run {self.run} was produced with {self.run_model} ({self.family} family), the same family as "
+                f"the judge {self.judge_model}: its gains under LLM labels may be circular")
+
+
+def circularity_warnings(run_models: Mapping[str, str], judge_models: Iterable[str]) -> tuple[CircularityWarning, ...]:
+    out = []
+    judges = [(j, model_family(j)) for j in judge_models if j]
+    for run, model in sorted(run_models.items()):
+        if not model:
+            continue
+        fam = model_family(model)
+        for judge, jfam in judges:
+            if fam == jfam:
+                out.append(CircularityWarning(run, model, judge, fam))
+    return tuple(out)
+
+
+def read_run_meta(path: str | Path) -> dict[str, str]:
+    """``--run-meta FILE``: a JSON or TOML object mapping run name -> {"model": ...}
+    (a plain string value is taken as the model). Returns run -> model."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, None, "no such file")
+    text = p.read_text(encoding="utf-8")
+    try:
+        if p.suffix.lower() == ".toml":
+            import tomllib
+
+            obj = tomllib.loads(text)
+        else:
+            obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(p, e.lineno, f"not valid JSON: {e.msg}") from None
+    except ValueError as e:  # tomllib.TOMLDecodeError
+        raise InputError(p, None, f"not valid TOML: {e}") from None
+    if not isinstance(obj, dict):
+        raise InputError(p, None, "expected an object mapping run names to {\"model\": ...}")
+    out = {}
+    for run, meta in obj.items():
+        if isinstance(meta, str):
+            out[str(run)] = meta
+        elif isinstance(meta, dict):
+            model = meta.get("model")
+            if model is not None and not isinstance(model, str):
+                raise InputError(p, None, f"run {run!r}: \"model\" must be a string")
+            if model:
+                out[str(run)] = model
+        else:
+            raise InputError(p, None, f"run {run!r}: expected an object like {{\"model\": \"...\"}}")
+    return out

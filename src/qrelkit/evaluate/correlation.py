@@ -1,0 +1,305 @@
+"""How similar two system rankings are: Kendall's tau, tau_AP, Spearman's rho,
+rank-biased overlap, with bootstrap confidence intervals over topics.
+
+Why batch functions: stability sampling compares 10,000 rankings with the
+primary one, and a bootstrap 1,000 pairs of rankings; a Python loop over
+scipy calls would dominate the run time. The batch forms here work on arrays
+``[B, n]`` of scores and are tested against scipy (tau, rho) and against a
+plain implementation of the published definitions (tau_AP, RBO).
+
+Conventions:
+- Inputs are *scores* (higher is better) of the same systems in the same order.
+- Kendall's tau is tau-b (ties in either ranking handled as scipy does).
+- tau_AP (Yilmaz, Aslam & Robertson 2008) is asymmetric: the first argument is
+  the reference ("truth"), the second the ranking being judged; it weighs
+  swaps near the top more. Ties are broken by system order, as is RBO's.
+- RBO is the extrapolated form RBO_ext (Webber, Moffat & Zobel 2010, eq. 32),
+  persistence ``p`` (default 0.9: the top ~10 systems carry 86% of the weight).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from qrelkit.errors import UsageError
+
+_CHUNK = 512  # rows per chunk of pairwise work, to bound memory at ~B*n*n/ _CHUNK
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with a bootstrap percentile interval."""
+
+    value: float
+    low: float
+    high: float
+
+    def to_dict(self) -> dict:
+        return {"value": _f(self.value), "ci_low": _f(self.low), "ci_high": _f(self.high)}
+
+
+# ----------------------------------------------------------------- scalar forms
+def kendall_tau(a: Sequence[float], b: Sequence[float]) -> float:
+    """Kendall's tau-b between two score vectors (scipy)."""
+    from scipy.stats import kendalltau
+
+    if len(a) < 2:
+        return float("nan")
+    return float(kendalltau(a, b).statistic)
+
+
+def spearman_rho(a: Sequence[float], b: Sequence[float]) -> float:
+    from scipy.stats import spearmanr
+
+    if len(a) < 2:
+        return float("nan")
+    return float(spearmanr(a, b).statistic)
+
+
+def tau_ap(reference: Sequence[float], other: Sequence[float]) -> float:
+    """tau_AP of ``other``'s ranking against ``reference``'s (see module doc)."""
+    return float(tau_ap_batch(np.asarray(reference, float)[None], np.asarray(other, float)[None])[0])
+
+
+def rbo(ranking_a: Sequence[object], ranking_b: Sequence[object], p: float = 0.9) -> float:
+    """Extrapolated rank-biased overlap of two rankings (lists of ids, best first),
+    of possibly different lengths (Webber et al. 2010, eq. 32)."""
+    _check_p(p)
+    s_list, l_list = (list(ranking_a), list(ranking_b))
+    if len(s_list) > len(l_list):
+        s_list, l_list = l_list, s_list
+    s, n_long = len(s_list), len(l_list)
+    if n_long == 0:
+        return 1.0
+    if s == 0:
+        return 0.0
+    seen_s: set = set()
+    seen_l: set = set()
+    overlap = 0
+    x = [0] * (n_long + 1)  # x[d] = overlap at depth d
+    for d in range(1, n_long + 1):
+        item_l = l_list[d - 1]
+        if d <= s:
+            item_s = s_list[d - 1]
+            if item_s == item_l:
+                overlap += 1
+            else:
+                overlap += (item_s in seen_l) + (item_l in seen_s)
+            seen_s.add(item_s)
+        else:
+            overlap += item_l in seen_s
+        seen_l.add(item_l)
+        x[d] = overlap
+    x_s, x_l = x[s], x[n_long]
+    total = sum(x[d] / d * p**d for d in range(1, n_long + 1))
+    total += sum(x_s * (d - s) / (s * d) * p**d for d in range(s + 1, n_long + 1))
+    return float((1 - p) / p * total + ((x_l - x_s) / n_long + x_s / s) * p**n_long)
+
+
+def ranking(scores: Sequence[float], names: Sequence[str]) -> list[str]:
+    """Names best first; equal scores keep the given order (stable)."""
+    order = np.argsort(-np.asarray(scores, float), kind="stable")
+    return [names[i] for i in order]
+
+
+# ------------------------------------------------------------------ batch forms
+def kendall_tau_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """tau-b row by row; ``a`` and ``b`` broadcast to ``[B, n]``."""
+    a, b = _batch(a, b)
+    n = a.shape[1]
+    i, j = np.triu_indices(n, 1)
+    out = np.empty(a.shape[0])
+    for lo in range(0, a.shape[0], _CHUNK):
+        sa = np.sign(a[lo:lo + _CHUNK, i] - a[lo:lo + _CHUNK, j])
+        sb = np.sign(b[lo:lo + _CHUNK, i] - b[lo:lo + _CHUNK, j])
+        num = (sa * sb).sum(axis=1)
+        den = np.sqrt((sa * sa).sum(axis=1) * (sb * sb).sum(axis=1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[lo:lo + _CHUNK] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return out
+
+
+def spearman_rho_batch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman's rho (Pearson on average ranks) row by row."""
+    from scipy.stats import rankdata
+
+    a, b = _batch(a, b)
+    ra = rankdata(a, axis=1)
+    rb = rankdata(b, axis=1)
+    ra = ra - ra.mean(axis=1, keepdims=True)
+    rb = rb - rb.mean(axis=1, keepdims=True)
+    den = np.sqrt((ra * ra).sum(axis=1) * (rb * rb).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (ra * rb).sum(axis=1) / np.where(den > 0, den, 1), np.nan)
+
+
+def tau_ap_batch(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """tau_AP of each row of ``other`` against the matching row of ``reference``."""
+    ref, oth = _batch(reference, other)
+    B, n = ref.shape
+    if n < 2:
+        return np.full(B, np.nan)
+    out = np.empty(B)
+    lower = np.tril(np.ones((n, n), dtype=bool), -1)  # j < i
+    weights = 1.0 / np.arange(1, n)  # 1/(i-1) for i = 2..n
+    for lo in range(0, B, _CHUNK):
+        r, o = ref[lo:lo + _CHUNK], oth[lo:lo + _CHUNK]
+        ref_pos = _positions(r)  # position of each system in the reference ranking
+        order = np.argsort(-o, axis=1, kind="stable")  # the judged ranking
+        rp = np.take_along_axis(ref_pos, order, axis=1)  # reference positions, in judged order
+        # C(i): items above i in the judged ranking that are also above it in the reference
+        correct = (rp[:, None, :] < rp[:, :, None]) & lower[None]
+        c = correct.sum(axis=2)[:, 1:]
+        out[lo:lo + _CHUNK] = 2.0 / (n - 1) * (c * weights).sum(axis=1) - 1.0
+    return out
+
+
+def rbo_batch(a: np.ndarray, b: np.ndarray, p: float = 0.9) -> np.ndarray:
+    """RBO_ext of the rankings induced by each row pair (equal-length lists)."""
+    _check_p(p)
+    a, b = _batch(a, b)
+    B, n = a.shape
+    if n == 0:
+        return np.ones(B)
+    out = np.empty(B)
+    d = np.arange(1, n + 1)
+    w = p**d / d
+    for lo in range(0, B, _CHUNK):
+        pa, pb = _positions(a[lo:lo + _CHUNK]), _positions(b[lo:lo + _CHUNK])
+        m = np.maximum(pa, pb)  # an item is in both top-d prefixes iff max(pos) < d
+        x = np.stack([(m < k).sum(axis=1) for k in d], axis=1).astype(float)  # X_d
+        out[lo:lo + _CHUNK] = (1 - p) / p * (x * w).sum(axis=1) + x[:, -1] / n * p**n
+    return out
+
+
+def _positions(scores: np.ndarray) -> np.ndarray:
+    """0-based position of each column in the descending (stable) order of its row."""
+    order = np.argsort(-scores, axis=1, kind="stable")
+    pos = np.empty_like(order)
+    np.put_along_axis(pos, order, np.arange(scores.shape[1])[None].repeat(scores.shape[0], 0), axis=1)
+    return pos
+
+
+def _batch(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    a = np.atleast_2d(np.asarray(a, dtype=float))
+    b = np.atleast_2d(np.asarray(b, dtype=float))
+    a, b = np.broadcast_arrays(a, b)
+    return a, b
+
+
+def _check_p(p: float) -> None:
+    if not 0 < p < 1:
+        raise UsageError(f"RBO persistence p must be strictly between 0 and 1, got {p}")
+
+
+# ------------------------------------------------------------ comparing versions
+@dataclass(frozen=True)
+class RankingCorrelation:
+    """Agreement of two system rankings on one measure, each statistic with a
+    percentile bootstrap interval over topics (topics resampled with
+    replacement, the same resample for both versions, seeded)."""
+
+    measure: str
+    systems: int
+    topics: int
+    kendall_tau: Interval
+    tau_ap: Interval
+    spearman_rho: Interval
+    rbo: Interval
+    rbo_p: float
+    bootstrap: int
+    confidence: float
+    seed: int
+
+    def to_dict(self) -> dict:
+        return {
+            "measure": self.measure,
+            "systems": self.systems,
+            "topics": self.topics,
+            "kendall_tau": _f(self.kendall_tau.value),
+            "tau_ap": _f(self.tau_ap.value),
+            "spearman_rho": _f(self.spearman_rho.value),
+            "rbo": _f(self.rbo.value),
+            "rbo_p": self.rbo_p,
+            "ci": {
+                "kendall_tau": [_f(self.kendall_tau.low), _f(self.kendall_tau.high)],
+                "tau_ap": [_f(self.tau_ap.low), _f(self.tau_ap.high)],
+                "spearman_rho": [_f(self.spearman_rho.low), _f(self.spearman_rho.high)],
+                "rbo": [_f(self.rbo.low), _f(self.rbo.high)],
+            },
+            "bootstrap": self.bootstrap,
+            "confidence": self.confidence,
+            "seed": self.seed,
+        }
+
+
+def correlate(
+    per_topic_a: np.ndarray,
+    per_topic_b: np.ndarray,
+    measure: str = "",
+    p: float = 0.9,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> RankingCorrelation:
+    """Rank correlations between the system rankings of two ``[system, topic]``
+    matrices (same systems and topics, in the same order). ``a`` is the
+    reference for tau_AP."""
+    a = np.asarray(per_topic_a, float)
+    b = np.asarray(per_topic_b, float)
+    if a.shape != b.shape:
+        raise UsageError(f"cannot correlate score matrices of shapes {a.shape} and {b.shape}")
+    n_sys, n_top = a.shape
+    if n_top == 0 or n_sys < 2:
+        raise UsageError("need at least two systems and one topic to correlate rankings")
+    ma, mb = a.mean(axis=1), b.mean(axis=1)
+    point = (
+        kendall_tau(ma, mb),
+        float(tau_ap_batch(ma[None], mb[None])[0]),
+        spearman_rho(ma, mb),
+        float(rbo_batch(ma[None], mb[None], p)[0]),
+    )
+    if bootstrap > 0:
+        rng = np.random.default_rng(seed)
+        idx = rng.integers(0, n_top, size=(bootstrap, n_top))
+        # means over the resampled topics: [B, system]
+        ba = a[:, idx].mean(axis=2).T
+        bb = b[:, idx].mean(axis=2).T
+        samples = (kendall_tau_batch(ba, bb), tau_ap_batch(ba, bb), spearman_rho_batch(ba, bb), rbo_batch(ba, bb, p))
+        alpha = (1 - confidence) / 2
+        cis = [_percentiles(s, alpha) for s in samples]
+    else:
+        cis = [(float("nan"), float("nan"))] * 4
+    iv = [Interval(v, lo, hi) for v, (lo, hi) in zip(point, cis)]
+    return RankingCorrelation(measure, n_sys, n_top, iv[0], iv[1], iv[2], iv[3], p, bootstrap, confidence, seed)
+
+
+def _percentiles(x: np.ndarray, alpha: float) -> tuple[float, float]:
+    x = x[~np.isnan(x)]
+    if not len(x):
+        return float("nan"), float("nan")
+    lo, hi = np.quantile(x, [alpha, 1 - alpha])
+    return float(lo), float(hi)
+
+
+def summarize(x: np.ndarray) -> dict:
+    """Distribution summary used for sampled statistics."""
+    x = np.asarray(x, float)
+    x = x[~np.isnan(x)]
+    if not len(x):
+        return {"mean": None, "std": None, "min": None, "p025": None, "median": None, "p975": None, "max": None}
+    q = np.quantile(x, [0.025, 0.5, 0.975])
+    return {
+        "mean": float(x.mean()), "std": float(x.std(ddof=1)) if len(x) > 1 else 0.0, "min": float(x.min()),
+        "p025": float(q[0]), "median": float(q[1]), "p975": float(q[2]), "max": float(x.max()),
+    }
+
+
+def _f(x: Optional[float]) -> Optional[float]:
+    """JSON has no NaN: undefined statistics become null."""
+    if x is None:
+        return None
+    x = float(x)
+    return None if np.isnan(x) else x

@@ -1,0 +1,296 @@
+"""System evaluation: runs x qrels versions -> per-topic scores, through ir_measures.
+
+Why it is built this way:
+
+- ir_measures (backed by pytrec_eval) computes every score, so that numbers
+  match what the field reports; nothing here re-implements a measure.
+- Binary measures need a relevance level. TREC DL grades are 0-3 and binary
+  relevance starts at 2, so every measure that takes ``rel`` (P, RR, R, AP,
+  Success, ...) gets ``rel=threshold`` (default 2) unless the user wrote one
+  explicitly. The JSON key stays the name the user asked for (``P@10``), so
+  keys are stable while the level is an option. nDCG uses the grades as gains
+  and has no relevance level; Judged@k counts any label.
+- Speed: a run is parsed once (by the reader) and, for each cut-off k among the
+  requested measures, truncated once to its top-k in trec_eval order. Scoring
+  the top-k is exactly scoring the whole list for a measure cut at k, and it
+  spares pytrec_eval from converting a thousand entries per topic for P@10.
+  One ir_measures evaluator is built per (qrels version, cut-off group).
+- Topics are those of the qrels; a topic the run did not answer scores 0
+  (as ``trec_eval -c``), so that every system is averaged over the same topics.
+- Ties: runs arrive in trec_eval order (score descending, docid descending);
+  ir_measures gets the negated positions as scores, because its providers do
+  not all break ties as trec_eval does (RR@k goes through the MS MARCO
+  provider). Every measure thus sees the order trec_eval would.
+- Judged-only (condensed lists, Sakai 2007): unjudged documents are removed
+  from each list before truncation and scoring.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+import numpy as np
+
+from qrelkit.data.qrels import as_pairs
+from qrelkit.errors import UsageError
+
+Pair = tuple[str, str]
+
+DEFAULT_MEASURES: tuple[str, ...] = ("nDCG@10", "P@10", "RR@10", "R@100", "AP@1000", "Success@10", "Judged@10")
+DEFAULT_THRESHOLD = 2
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """A requested measure: the key the user sees and the ir_measures measure
+    actually computed (with the relevance level filled in)."""
+
+    key: str
+    measure: Any  # ir_measures Measure
+    cutoff: Optional[int]
+
+
+@dataclass(frozen=True, eq=False)
+class TopicScores:
+    """Per-topic scores of several systems under one qrels version.
+
+    ``values[m, s, t]`` is measure ``measures[m]`` of system ``systems[s]`` on
+    topic ``topics[t]``. Everything downstream (bootstrap, significance,
+    stability) needs the per-topic matrix, not just the means."""
+
+    label: str
+    systems: tuple[str, ...]
+    topics: tuple[str, ...]
+    measures: tuple[str, ...]
+    values: np.ndarray
+    threshold: int = DEFAULT_THRESHOLD
+    judged_only: bool = False
+
+    def of(self, measure: str) -> np.ndarray:
+        """``[system, topic]`` matrix of one measure."""
+        try:
+            return self.values[self.measures.index(measure)]
+        except ValueError:
+            raise UsageError(f"measure {measure!r} was not computed; have {', '.join(self.measures)}") from None
+
+    def means(self, measure: str) -> np.ndarray:
+        m = self.of(measure)
+        return m.mean(axis=1) if m.shape[1] else np.zeros(m.shape[0])
+
+    def mean_of(self, system: str, measure: str) -> float:
+        return float(self.means(measure)[self.systems.index(system)])
+
+    def subset(self, systems: Optional[Sequence[str]] = None, topics: Optional[Sequence[str]] = None) -> "TopicScores":
+        """The same scores restricted (and re-ordered) to some systems/topics,
+        so that two versions can be compared pair by pair."""
+        si = [self.systems.index(s) for s in systems] if systems is not None else list(range(len(self.systems)))
+        ti = [self.topics.index(t) for t in topics] if topics is not None else list(range(len(self.topics)))
+        return TopicScores(
+            self.label,
+            tuple(self.systems[i] for i in si),
+            tuple(self.topics[i] for i in ti),
+            self.measures,
+            self.values[:, si][:, :, ti],
+            self.threshold,
+            self.judged_only,
+        )
+
+    def to_dict(self) -> dict:
+        """``{"qrels": label, "systems": {name: {measure: mean}}}``."""
+        means = {m: self.means(m) for m in self.measures}
+        return {
+            "qrels": self.label,
+            "topics": len(self.topics),
+            "threshold": self.threshold,
+            "judged_only": self.judged_only,
+            "systems": {
+                s: {m: float(means[m][i]) for m in self.measures} for i, s in enumerate(self.systems)
+            },
+        }
+
+
+def resolve_measures(names: Iterable[str] = DEFAULT_MEASURES, threshold: int = DEFAULT_THRESHOLD) -> tuple[MeasureSpec, ...]:
+    """Parse measure names in ir_measures syntax and give binary measures the
+    relevance level ``threshold`` unless the name sets ``rel`` itself."""
+    import ir_measures
+
+    out = []
+    seen = set()
+    for name in names:
+        name = name.strip()
+        if not name or name in seen:
+            continue
+        seen.add(name)
+        try:
+            m = ir_measures.parse_measure(name)
+        except Exception as e:  # ir_measures raises assorted errors for bad syntax
+            raise UsageError(f"unknown measure {name!r} ({e}); use ir_measures syntax, e.g. nDCG@10, P@10, AP") from None
+        if "rel" in m.SUPPORTED_PARAMS and "rel" not in m.params:
+            m = m(rel=threshold)
+        cutoff = m.params.get("cutoff")
+        out.append(MeasureSpec(name, m, int(cutoff) if cutoff is not None else None))
+    if not out:
+        raise UsageError("no measures given")
+    return tuple(out)
+
+
+def qrels_dict(pairs: Mapping[Pair, int]) -> dict[str, dict[str, int]]:
+    """``{qid: {docid: grade}}``: the shape pytrec_eval wants."""
+    out: dict[str, dict[str, int]] = {}
+    for (qid, docid), grade in pairs.items():
+        out.setdefault(qid, {})[docid] = int(grade)
+    return out
+
+
+@dataclass(eq=False)
+class PreparedRuns:
+    """Runs as pytrec_eval input, truncated per cut-off and cached, so that
+    many qrels versions reuse the conversion. Built from reader ``Run`` objects
+    (anything with ``.name`` and ``.by_topic``: qid -> entries in trec_eval order)."""
+
+    names: tuple[str, ...]
+    runs: tuple[Any, ...]
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def dicts(self, cutoff: Optional[int], topics: Optional[frozenset[str]] = None) -> list[dict]:
+        """Each run as ``{qid: {docid: score}}`` for its top ``cutoff`` (all when None)."""
+        key = cutoff
+        if key not in self._cache:
+            self._cache[key] = [
+                {q: _ordered(entries[:cutoff]) for q, entries in r.by_topic.items()}
+                for r in self.runs
+            ]
+        full = self._cache[key]
+        if topics is None:
+            return full
+        return [{q: d for q, d in r.items() if q in topics} for r in full]
+
+    def condensed(self, cutoff: Optional[int], pairs: Mapping[Pair, int], topics: frozenset[str]) -> list[dict]:
+        """Judged-only lists: unjudged documents removed *before* truncation."""
+        out = []
+        for r in self.runs:
+            d = {}
+            for q, entries in r.by_topic.items():
+                if q not in topics:
+                    continue
+                kept = [e for e in entries if (q, e.docid) in pairs]
+                d[q] = _ordered(kept[:cutoff])
+            out.append(d)
+        return out
+
+
+def _ordered(entries: Sequence[Any]) -> dict[str, float]:
+    """``{docid: score}`` where the score is the negated position: ir_measures'
+    providers break score ties differently (pytrec_eval by docid, the MS MARCO
+    RR provider otherwise), so they are handed the trec_eval order, tie-free."""
+    return {e.docid: float(-i) for i, e in enumerate(entries)}
+
+
+def prepare_runs(runs: Sequence[Any]) -> PreparedRuns:
+    if isinstance(runs, PreparedRuns):
+        return runs
+    names = tuple(r.name for r in runs)
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise UsageError(f"several runs are named {', '.join(dup)}; run names must be unique")
+    return PreparedRuns(names, tuple(runs))
+
+
+def evaluate_runs(
+    runs: Sequence[Any] | PreparedRuns,
+    qrels: Mapping[Pair, int],
+    measures: Iterable[str] | Sequence[MeasureSpec] = DEFAULT_MEASURES,
+    threshold: int = DEFAULT_THRESHOLD,
+    judged_only: bool = False,
+    label: str = "qrels",
+    topics: Optional[Sequence[str]] = None,
+) -> TopicScores:
+    """Score every run on every topic of ``qrels`` (or of ``topics``) with ir_measures."""
+    import ir_measures
+
+    prepared = prepare_runs(runs)
+    specs = _specs(measures, threshold)
+    pairs = as_pairs(qrels)
+    qd = qrels_dict(pairs)
+    topic_list = tuple(sorted(topics if topics is not None else qd))
+    topic_set = frozenset(topic_list)
+    qd = {q: v for q, v in qd.items() if q in topic_set}
+    t_index = {q: i for i, q in enumerate(topic_list)}
+    values = np.zeros((len(specs), len(prepared.names), len(topic_list)))
+    groups: dict[Optional[int], list[int]] = {}
+    for i, s in enumerate(specs):
+        groups.setdefault(s.cutoff, []).append(i)
+    for cutoff, idx in groups.items():
+        evaluator = ir_measures.evaluator([specs[i].measure for i in idx], qd)
+        m_index = {str(specs[i].measure): i for i in idx}
+        run_dicts = (
+            prepared.condensed(cutoff, pairs, topic_set) if judged_only else prepared.dicts(cutoff, topic_set)
+        )
+        for s, rd in enumerate(run_dicts):
+            rd = {q: d for q, d in rd.items() if d}  # pytrec_eval rejects empty rankings
+            if not rd:
+                continue
+            for metric in evaluator.iter_calc(rd):
+                ti = t_index.get(metric.query_id)
+                mi = m_index.get(str(metric.measure))
+                if ti is not None and mi is not None:
+                    values[mi, s, ti] = metric.value
+    return TopicScores(
+        label, prepared.names, topic_list, tuple(s.key for s in specs), values, threshold, judged_only
+    )
+
+
+def evaluate_versions(
+    runs: Sequence[Any] | PreparedRuns,
+    versions: Sequence[tuple[str, Mapping[Pair, int]]],
+    measures: Iterable[str] = DEFAULT_MEASURES,
+    threshold: int = DEFAULT_THRESHOLD,
+    judged_only: bool = False,
+) -> tuple[TopicScores, ...]:
+    """Every run under every qrels version, parsing and truncating runs once."""
+    prepared = prepare_runs(runs)
+    specs = _specs(measures, threshold)
+    return tuple(
+        evaluate_runs(prepared, q, specs, threshold, judged_only, label=name) for name, q in versions
+    )
+
+
+@dataclass(frozen=True)
+class SystemShift:
+    """How one system moved between two qrels versions (rank 1 is best)."""
+
+    system: str
+    score_a: float
+    score_b: float
+    delta: float
+    rank_a: int
+    rank_b: int
+    rank_shift: int  # positive = moved up
+
+
+def system_ranks(means: np.ndarray) -> np.ndarray:
+    """1-based competition ranks ("1224"): equal scores share the better rank."""
+    from scipy.stats import rankdata
+
+    return rankdata(-np.asarray(means, dtype=float), method="min").astype(int)
+
+
+def score_shifts(a: TopicScores, b: TopicScores, measure: str) -> tuple[SystemShift, ...]:
+    """Score deltas and rank shifts of the systems both versions scored,
+    sorted by the rank in ``b``."""
+    systems = [s for s in a.systems if s in b.systems]
+    ma = a.subset(systems).means(measure)
+    mb = b.subset(systems).means(measure)
+    ra, rb = system_ranks(ma), system_ranks(mb)
+    out = [
+        SystemShift(s, float(ma[i]), float(mb[i]), float(mb[i] - ma[i]), int(ra[i]), int(rb[i]), int(ra[i] - rb[i]))
+        for i, s in enumerate(systems)
+    ]
+    return tuple(sorted(out, key=lambda x: (x.rank_b, x.system)))
+
+
+def _specs(measures: Iterable[Any], threshold: int) -> tuple[MeasureSpec, ...]:
+    measures = tuple(measures)
+    if measures and all(isinstance(m, MeasureSpec) for m in measures):
+        return measures  # type: ignore[return-value]
+    return resolve_measures(measures, threshold)

@@ -1,0 +1,124 @@
+"""The report's figures as base64 PNG strings.
+
+Why base64 PNG: the report must be one file that opens anywhere without a
+network or a plotting runtime; PNGs embedded as data URIs do that. matplotlib
+runs on the Agg backend (no display), and every figure is closed after
+rendering so that long sessions do not accumulate memory.
+"""
+from __future__ import annotations
+
+import base64
+import io
+from typing import Optional, Sequence
+
+import numpy as np
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _png(fig) -> str:
+    plt = _plt()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def scores_before_after(systems: Sequence[str], before: Sequence[float], after: Sequence[float],
+                        measure: str, label_a: str, label_b: str) -> Optional[str]:
+    """Dumbbell chart: each system's score under both versions, best (after) on top."""
+    if not systems:
+        return None
+    plt = _plt()
+    order = np.argsort(np.asarray(after))
+    n = len(systems)
+    fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.22 * n + 1)))
+    y = np.arange(n)
+    b = np.asarray(before)[order]
+    a = np.asarray(after)[order]
+    ax.hlines(y, np.minimum(a, b), np.maximum(a, b), color="#bbbbbb", lw=1.5, zorder=1)
+    ax.scatter(b, y, color="#7f7f7f", label=label_a, zorder=2, s=22)
+    ax.scatter(a, y, color="#1f77b4", label=label_b, zorder=3, s=22)
+    ax.set_yticks(y)
+    ax.set_yticklabels([systems[i] for i in order], fontsize=7)
+    ax.set_xlabel(measure)
+    ax.set_title(f"{measure} per system: {label_a} vs {label_b}")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    return _png(fig)
+
+
+def hole_rates(runs: Sequence[str], holes: Sequence[float], new_rel: Sequence[float], depth: int) -> Optional[str]:
+    if not runs:
+        return None
+    plt = _plt()
+    order = np.argsort(np.asarray(holes))
+    n = len(runs)
+    fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.22 * n + 1)))
+    y = np.arange(n)
+    ax.barh(y, np.asarray(holes)[order], color="#ff7f0e", label=f"Hole@{depth}")
+    ax.barh(y, np.asarray(new_rel)[order], color="#2ca02c", label=f"newly relevant@{depth}")
+    ax.set_yticks(y)
+    ax.set_yticklabels([runs[i] for i in order], fontsize=7)
+    ax.set_xlabel(f"share of the top-{depth} (mean over topics)")
+    ax.set_title(f"Holes in each run's top-{depth} against the original qrels")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    return _png(fig)
+
+
+def saturation(found: Sequence[float], found_std: Sequence[float], rate: Sequence[float],
+               error: Sequence[float], measure: str) -> Optional[str]:
+    if not len(found):
+        return None
+    plt = _plt()
+    x = np.arange(1, len(found) + 1)
+    f, s = np.asarray(found), np.asarray(found_std)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    ax = axes[0]
+    ax.plot(x, f, color="#1f77b4", label="relevant found (cumulative)")
+    ax.fill_between(x, np.clip(f - s, 0, 1), np.clip(f + s, 0, 1), color="#1f77b4", alpha=0.2)
+    ax.bar(x, rate, color="#2ca02c", alpha=0.6, label="growth rate (new at this step)")
+    ax.set_xlabel("runs in the pool")
+    ax.set_ylabel("fraction of the pool's relevant pairs")
+    ax.set_ylim(0, 1.02)
+    ax.set_title("Pool growth")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    ax = axes[1]
+    ax.plot(x, error, color="#d62728")
+    ax.set_xlabel("runs in the pool")
+    ax.set_ylabel(f"mean |{measure} - final|")
+    ax.set_title("Score error against the full pool")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def confusion(matrix: Sequence[Sequence[int]], classes: Sequence[str], title: str) -> Optional[str]:
+    m = np.asarray(matrix)
+    if m.size == 0 or m.sum() == 0:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(2.6 + 0.25 * len(classes), 2.3 + 0.25 * len(classes)))
+    ax.imshow(m, cmap="Blues")
+    ax.set_xticks(range(len(classes)))
+    ax.set_yticks(range(len(classes)))
+    ax.set_xticklabels(classes, fontsize=8)
+    ax.set_yticklabels(classes, fontsize=8)
+    ax.set_xlabel("labels")
+    ax.set_ylabel("reference")
+    hi = m.max()
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            ax.text(j, i, str(int(m[i, j])), ha="center", va="center",
+                    color="white" if m[i, j] > hi / 2 else "black", fontsize=9)
+    ax.set_title(title, fontsize=9)
+    return _png(fig)

@@ -1,0 +1,485 @@
+"""The project report: one self-contained HTML file plus a JSON twin.
+
+Why this shape: the report is what people read and forward, so it must open
+anywhere (no network, no server: plots are base64 PNGs inside the HTML) and
+say plainly when a section has no data instead of failing; the JSON twin
+(``report.json`` next to the HTML) carries the same numbers for scripts.
+The HTML is rendered by Jinja2 with autoescaping on, because run names,
+narratives and rationales are user text.
+
+Use :func:`write_report` with explicit :class:`ReportInputs` from Python, or
+:func:`report_from_workspace` to gather everything from a workspace.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from qrelkit.report import plots
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@dataclass(frozen=True)
+class CostRow:
+    """Calls and spending of one judging method (or one command)."""
+
+    name: str
+    model: str = ""
+    judgments: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass(frozen=True)
+class EscalationRow:
+    """A case a method would not decide, and what became of it."""
+
+    qid: str
+    docid: str
+    method: str
+    status: str  # escalate | error | adjudicated
+    outcome: Optional[int]  # the grade finally given (people or adjudicator), None while waiting
+    outcome_source: str  # people | adjudicator | waiting
+    reference: Optional[int] = None  # original label, when the pair had one (audit mode)
+    reason: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class ReportInputs:
+    """Everything a report can show; any part may be empty."""
+
+    title: str = "qrelkit report"
+    source: str = ""
+    measure: str = "nDCG@10"
+    versions: tuple = ()  # TopicScores, the first is "before"
+    comparison: Any = None  # VersionComparison of versions[0] -> versions[-1]
+    holes: tuple = ()  # SystemHoles
+    depth: int = 10
+    saturation: Any = None  # PoolGrowth
+    agreements: tuple = ()  # Agreement or JudgeAgreement
+    agreement_reference: str = ""
+    escalations: tuple[EscalationRow, ...] = ()
+    costs: tuple[CostRow, ...] = ()
+    commands: tuple[CostRow, ...] = ()
+    narratives: tuple[tuple[str, str], ...] = ()  # (qid, narrative)
+    provenance: tuple[tuple[str, int], ...] = ()  # (source or status, count)
+    circularity: tuple = ()  # CircularityWarning
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    html: Path
+    json: Path
+    sections: dict = field(default_factory=dict, hash=False)  # section -> "ok" | reason it is empty
+
+
+# ---------------------------------------------------------------- sections
+def _section(data: Optional[dict], reason: str) -> dict:
+    if data is None:
+        return {"available": False, "reason": reason}
+    return {"available": True, **data}
+
+
+def _scores_section(inp: ReportInputs) -> dict:
+    if not inp.versions:
+        return _section(None, "no runs were evaluated (the workspace has no runs, or their files are missing)")
+    first, last = inp.versions[0], inp.versions[-1]
+    measure = inp.measure if inp.measure in first.measures else first.measures[0]
+    systems = [s for s in first.systems if s in last.systems]
+    a, b = first.subset(systems), last.subset(systems)
+    ma, mb = a.means(measure), b.means(measure)
+    from qrelkit.evaluate.systems import system_ranks
+
+    ra, rb = system_ranks(ma), system_ranks(mb)
+    rows = sorted(
+        (
+            {"system": s, "before": float(ma[i]), "after": float(mb[i]), "delta": float(mb[i] - ma[i]),
+             "rank_before": int(ra[i]), "rank_after": int(rb[i]), "rank_shift": int(ra[i] - rb[i])}
+            for i, s in enumerate(systems)
+        ),
+        key=lambda r: (r["rank_after"], r["system"]),
+    )
+    data = {
+        "measure": measure,
+        "before": first.label,
+        "after": last.label,
+        "topics": len(first.topics),
+        "systems": rows,
+        "all_measures": {v.label: v.to_dict()["systems"] for v in inp.versions},
+    }
+    if inp.comparison is not None:
+        data["comparison"] = inp.comparison.to_dict()
+        data["comparison"].pop("systems", None)
+    return _section(data, "")
+
+
+def _holes_section(inp: ReportInputs) -> dict:
+    if not inp.holes:
+        return _section(None, "no runs, or no original qrels to measure holes against")
+    rows = [
+        {"run": h.run, "hole_rate": h.hole_rate, "new_relevant": h.new_relevant,
+         "new_relevant_rate": h.new_relevant_rate, "judged_after": h.judged_after}
+        for h in sorted(inp.holes, key=lambda h: (-h.hole_rate, h.run))
+    ]
+    return _section({"depth": inp.depth, "runs": rows,
+                     "mean_hole_rate": float(np.mean([h.hole_rate for h in inp.holes]))}, "")
+
+
+def _saturation_section(inp: ReportInputs) -> dict:
+    g = inp.saturation
+    if g is None:
+        return _section(None, "pool growth was not computed (needs runs and labels)")
+    d = g.to_dict()
+    top = sorted(d["marginal"].items(), key=lambda kv: (-kv[1]["new_relevant"], kv[0]))
+    d["marginal_top"] = [{"run": k, **v} for k, v in top[:15]]
+    return _section(d, "")
+
+
+def _agreement_section(inp: ReportInputs) -> dict:
+    if not inp.agreements:
+        return _section(None, "no labels overlap a reference (no judged pairs were re-judged, or no judgments yet)")
+    rows = [a.to_dict() for a in inp.agreements]
+    return _section({"reference": inp.agreement_reference, "results": rows}, "")
+
+
+def _escalation_section(inp: ReportInputs) -> dict:
+    if not inp.escalations:
+        return _section(None, "no case was escalated")
+    by_outcome = Counter(e.outcome_source for e in inp.escalations)
+    by_status = Counter(e.status for e in inp.escalations)
+    decided = [e for e in inp.escalations if e.outcome is not None]
+    with_ref = [e for e in decided if e.reference is not None]
+    rows = [e.__dict__ for e in inp.escalations[:200]]
+    return _section({
+        "total": len(inp.escalations),
+        "by_status": dict(sorted(by_status.items())),
+        "by_outcome": dict(sorted(by_outcome.items())),
+        "decided": len(decided),
+        "outcome_grades": dict(sorted(Counter(str(e.outcome) for e in decided).items())),
+        "outcome_matches_reference": (
+            sum(1 for e in with_ref if e.outcome == e.reference) / len(with_ref) if with_ref else None),
+        "cases": rows,
+        "cases_shown": len(rows),
+    }, "")
+
+
+def _cost_section(inp: ReportInputs) -> dict:
+    if not inp.costs and not inp.commands:
+        return _section(None, "no LLM calls were recorded")
+    tot = {k: sum(getattr(c, k) for c in inp.costs) for k in
+           ("judgments", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")}
+    return _section({
+        "methods": [c.__dict__ for c in inp.costs],
+        "commands": [c.__dict__ for c in inp.commands],
+        "total": tot,
+    }, "")
+
+
+def build_report(inp: ReportInputs) -> dict:
+    """The JSON twin: every section's numbers, or why it is empty."""
+    return {
+        "title": inp.title,
+        "source": inp.source,
+        "generated": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "scores": _scores_section(inp),
+        "holes": _holes_section(inp),
+        "saturation": _saturation_section(inp),
+        "agreement": _agreement_section(inp),
+        "escalations": _escalation_section(inp),
+        "costs": _cost_section(inp),
+        "narratives": _section({"topics": [{"qid": q, "narrative": n} for q, n in inp.narratives]}, "")
+        if inp.narratives else _section(None, "no narratives were written"),
+        "provenance": _section({"counts": dict(inp.provenance)}, "") if inp.provenance
+        else _section(None, "no labels yet"),
+        "circularity": [{**w.__dict__, "message": w.message()} for w in inp.circularity],
+        "notes": list(inp.notes),
+    }
+
+
+def _figures(inp: ReportInputs, data: dict) -> dict:
+    figs: dict[str, Any] = {"scores": None, "holes": None, "saturation": None, "confusion": []}
+    sc = data["scores"]
+    if sc["available"] and len(inp.versions) >= 2:
+        rows = sc["systems"]
+        figs["scores"] = plots.scores_before_after(
+            [r["system"] for r in rows], [r["before"] for r in rows], [r["after"] for r in rows],
+            sc["measure"], sc["before"], sc["after"])
+    elif sc["available"]:
+        rows = sc["systems"]
+        figs["scores"] = plots.scores_before_after(
+            [r["system"] for r in rows], [r["before"] for r in rows], [r["before"] for r in rows],
+            sc["measure"], sc["before"], sc["before"])
+    if data["holes"]["available"]:
+        hs = data["holes"]["runs"]
+        figs["holes"] = plots.hole_rates([h["run"] for h in hs], [h["hole_rate"] for h in hs],
+                                         [h["new_relevant_rate"] for h in hs], inp.depth)
+    if inp.saturation is not None:
+        g = inp.saturation
+        figs["saturation"] = plots.saturation(g.found_mean, g.found_std, g.growth_rate, g.score_error, g.measure)
+    if data["agreement"]["available"]:
+        for r in data["agreement"]["results"][:4]:
+            cm = r["confusion_matrix_graded"]
+            if len(cm["classes"]) < 2:
+                continue
+            png = plots.confusion(cm["matrix"], [str(c) for c in cm["classes"]], f"{r['name']} (graded)")
+            if png:
+                figs["confusion"].append({"name": r["name"], "png": png})
+    return figs
+
+
+def write_report(inp: ReportInputs, out: Union[str, Path]) -> ReportFiles:
+    """Write ``out`` (HTML) and ``report.json`` beside it; returns both paths."""
+    import jinja2
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    data = build_report(inp)
+    figs = _figures(inp, data)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(["html"], default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["num"] = _num
+    env.filters["arrow"] = _arrow
+    html = env.get_template("report.html").render(r=data, figs=figs)
+    out.write_text(html, encoding="utf-8")
+    json_path = out.with_name("report.json") if out.suffix.lower() == ".html" else out.with_suffix(".json")
+    json_path.write_text(json.dumps(_clean(data), indent=2, default=_default) + "\n", encoding="utf-8")
+    sections = {k: ("ok" if v.get("available") else v.get("reason")) for k, v in data.items()
+                if isinstance(v, dict) and "available" in v}
+    return ReportFiles(out, json_path, sections)
+
+
+def _num(v: Any, digits: int = 4) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "–"
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _arrow(shift: int) -> str:
+    return f"▲ {shift}" if shift > 0 else (f"▼ {-shift}" if shift < 0 else "=")
+
+
+def _clean(o: Any) -> Any:
+    """JSON has no NaN: undefined numbers become null."""
+    if isinstance(o, float) and math.isnan(o):
+        return None
+    if isinstance(o, dict):
+        return {k: _clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_clean(v) for v in o]
+    return o
+
+
+def _default(o: Any) -> Any:
+    if hasattr(o, "item"):
+        return o.item()
+    if isinstance(o, (set, frozenset)):
+        return sorted(o)
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+# --------------------------------------------------------------- workspace
+def report_from_workspace(
+    workspace: Union[str, Path],
+    out: Union[str, Path],
+    measure: str = "nDCG@10",
+    depth: int = 10,
+    orders: int = 10,
+    seed: int = 0,
+    threshold: int = 2,
+) -> ReportFiles:
+    """Gather a workspace's state (original and merged qrels, runs, judgments,
+    costs, narratives) into a report. The "after" qrels are the merged ones
+    (original + human + the latest judge's labels, see :mod:`qrelkit.merge`)."""
+    from qrelkit.merge import merge
+    from qrelkit.store import Store
+
+    notes: list[str] = []
+    with Store.open(workspace) as store:
+        original = store.qrels()
+        judgments = store.judgments()
+        run_rows = store.runs()
+        narratives = tuple((q, d.get("narrative", "")) for q, d in store.narratives().items())
+        command_runs = store.command_runs()
+        merged_result = merge(store) if judgments else None
+    merged = ({(m.qid, m.docid): m.grade for m in merged_result.labels} if merged_result is not None
+              else dict(original))
+
+    runs = _workspace_runs(run_rows, notes)
+    versions: tuple = ()
+    comparison = None
+    holes: tuple = ()
+    growth = None
+    circ: tuple = ()
+    if runs:
+        from qrelkit.evaluate.saturation import hole_rates, pool_growth
+        from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_versions, prepare_runs
+
+        prepared = prepare_runs(runs)
+        measures = list(DEFAULT_MEASURES) + ([measure] if measure not in DEFAULT_MEASURES else [])
+        version_list = [("original", original), ("merged", merged)] if original else [("merged", merged)]
+        if original or merged:
+            versions = evaluate_versions(prepared, version_list, measures, threshold)
+            if len(versions) == 2 and len(prepared.names) >= 2:
+                from qrelkit.evaluate.compare import compare_versions
+
+                comparison = compare_versions(versions[0], versions[1], measure, seed=seed)
+        else:
+            notes.append("no labels at all: scores are not shown")
+        if original:
+            holes = hole_rates(runs, original, merged, depth, threshold)
+        if merged:
+            growth = pool_growth(runs, merged, depth, orders, seed, threshold)
+        from qrelkit.evaluate.circularity import circularity_warnings
+
+        run_models = {n: str(m.get("model")) for n, _, m in run_rows if isinstance(m, dict) and m.get("model")}
+        judges = sorted({j.model for j in judgments if j.source != "human" and j.model})
+        circ = circularity_warnings(run_models, judges)
+
+    agreements: tuple = ()
+    reference_name = ""
+    if judgments and original:
+        from qrelkit.evaluate.agreement import judgments_agreement
+
+        agreements = tuple(a for a in judgments_agreement(judgments, original, threshold) if a.overall.pairs)
+        reference_name = "original qrels"
+    if judgments and not agreements:
+        human = {(j.qid, j.docid): int(j.grade if j.grade is not None else j.label) for j in judgments
+                 if j.source == "human" and (j.grade is not None or j.label is not None)}
+        if human:
+            from qrelkit.evaluate.agreement import judgments_agreement
+
+            agreements = tuple(a for a in judgments_agreement(
+                [j for j in judgments if j.source != "human"], human, threshold) if a.overall.pairs)
+            reference_name = "people's labels"
+
+    inputs = ReportInputs(
+        title=f"qrelkit report: {Path(workspace).name}",
+        source=str(workspace),
+        measure=measure,
+        versions=versions,
+        comparison=comparison,
+        holes=holes,
+        depth=depth,
+        saturation=growth,
+        agreements=agreements,
+        agreement_reference=reference_name,
+        escalations=_escalations(judgments, original),
+        costs=_costs(judgments),
+        commands=_commands(command_runs),
+        narratives=narratives,
+        provenance=_provenance(merged_result, original, judgments),
+        circularity=circ,
+        notes=tuple(notes),
+    )
+    return write_report(inputs, out)
+
+
+def _workspace_runs(run_rows: Sequence[tuple], notes: list[str]) -> list:
+    from qrelkit.data import read_run
+    from qrelkit.errors import InputError
+
+    runs = []
+    for name, path, _ in run_rows:
+        try:
+            run = read_run(path)
+        except InputError as e:
+            notes.append(f"run {name} skipped: {e}")
+            continue
+        if run.name != name:
+            from dataclasses import replace
+
+            run = replace(run, name=name)
+        runs.append(run)
+    return runs
+
+
+def _escalations(judgments: Sequence[Any], original: dict) -> tuple[EscalationRow, ...]:
+    people: dict[tuple[str, str], int] = {}
+    for j in judgments:
+        if j.source == "human" and (j.grade is not None or j.label is not None):
+            people[(j.qid, j.docid)] = int(j.grade if j.grade is not None else j.label)
+    rows = []
+    for j in judgments:
+        if j.source == "human" or j.status not in ("escalate", "error", "adjudicated"):
+            continue
+        key = (j.qid, j.docid)
+        if key in people:
+            outcome, src = people[key], "people"
+        elif j.status == "adjudicated" and (j.grade is not None or j.label is not None):
+            outcome, src = int(j.grade if j.grade is not None else j.label), "adjudicator"
+        else:
+            outcome, src = None, "waiting"
+        reason = ""
+        try:
+            reason = str(json.loads(j.provenance or "{}").get("reason", ""))
+        except (ValueError, AttributeError):
+            pass
+        rows.append(EscalationRow(j.qid, j.docid, j.method, j.status, outcome, src, original.get(key), reason))
+    return tuple(sorted(rows, key=lambda r: (r.qid, r.docid, r.method)))
+
+
+def _costs(judgments: Sequence[Any]) -> tuple[CostRow, ...]:
+    agg: dict[tuple[str, str], list] = defaultdict(lambda: [0, 0, 0, 0, 0.0])
+    for j in judgments:
+        a = agg[(j.method, j.model)]
+        a[0] += 1
+        a[1] += j.calls
+        a[2] += j.prompt_tokens
+        a[3] += j.completion_tokens
+        a[4] += j.cost_usd
+    return tuple(
+        CostRow(m, mo, n, calls, 0, pt, ct, cost) for (m, mo), (n, calls, pt, ct, cost) in sorted(agg.items())
+    )
+
+
+def _commands(command_runs: Sequence[dict]) -> tuple[CostRow, ...]:
+    agg: dict[str, list] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
+    for r in command_runs:
+        t = r.get("totals") or {}
+        a = agg[r["command"]]
+        a[0] += 1
+        a[1] += int(t.get("calls", 0) or 0)
+        a[2] += int(t.get("cache_hits", 0) or 0)
+        a[3] += int(t.get("prompt_tokens", 0) or 0)
+        a[4] += int(t.get("completion_tokens", 0) or 0)
+        a[5] += float(t.get("cost_usd", 0) or 0)
+    return tuple(CostRow(c, "", n, calls, hits, pt, ct, cost)
+                 for c, (n, calls, hits, pt, ct, cost) in sorted(agg.items()))
+
+
+def _provenance(merged_result: Any, original: dict, judgments: Sequence[Any]) -> tuple[tuple[str, int], ...]:
+    out: dict[str, int] = {}
+    if merged_result is not None:
+        counts = merged_result.counts()
+        out.update({f"labels from {k}": v for k, v in counts.items() if k not in ("labels", "unresolved")})
+        out["labels"] = counts["labels"]
+        out["pairs left without a label (escalated, waiting)"] = counts.get("unresolved", 0)
+        for k, v in sorted(Counter(m.status for m in merged_result.labels).items()):
+            out[f"status {k}"] = v
+    elif original:
+        out["labels from original"] = len(original)
+        out["labels"] = len(original)
+    for k, v in sorted(Counter(j.status for j in judgments).items()):
+        out[f"judgments {k}"] = v
+    return tuple(out.items())

@@ -1,0 +1,181 @@
+"""The HTML report and its JSON twin: explicit inputs, empty inputs, a workspace,
+and a real rendering in headless Chromium."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from qrelkit.cli import app
+from qrelkit.evaluate.agreement import compare_labels
+from qrelkit.evaluate.compare import compare_versions
+from qrelkit.evaluate.saturation import hole_rates, pool_growth
+from qrelkit.evaluate.systems import evaluate_runs, evaluate_versions
+from qrelkit.merge import merge
+from qrelkit.report import ReportInputs, write_report
+from qrelkit.store import Store
+
+from .helpers import build_workspace, random_collection
+
+SECTIONS = ["System scores", "Holes", "Pool saturation", "Agreement", "Escalations", "Cost and calls", "Narratives",
+            "Provenance"]
+
+
+def assert_self_contained(html: str) -> None:
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html), "external resource in the report"
+    assert "<link" not in html and "@import" not in html and "<script" not in html
+
+
+def explicit_inputs(evil_name: str = "sys0") -> ReportInputs:
+    runs, qrels = random_collection(seed=4)
+    runs[0] = type(runs[0])(name=evil_name, path=runs[0].path, by_topic=runs[0].by_topic, tags=runs[0].tags)
+    after = {p: min(3, g + 1) if i % 5 == 0 else g for i, (p, g) in enumerate(sorted(qrels.items()))}
+    before_s, after_s = evaluate_versions(runs, [("before", qrels), ("after", after)], ["nDCG@10", "P@10"])
+    return ReportInputs(
+        title="explicit",
+        versions=(before_s, after_s),
+        comparison=compare_versions(before_s, after_s, "nDCG@10", bootstrap=50),
+        holes=hole_rates(runs, qrels, after, 10),
+        saturation=pool_growth(runs, after, orders=3),
+        agreements=(compare_labels(qrels, after, name="after vs before"),),
+        agreement_reference="before",
+        narratives=(("q1", "A <b>bold</b> claim & more"),),
+        provenance=(("labels from original", len(qrels)),),
+    )
+
+
+def test_explicit_inputs(tmp_path):
+    files = write_report(explicit_inputs(evil_name="<script>alert('x')</script>"), tmp_path / "r.html")
+    html = files.html.read_text()
+    assert files.json == tmp_path / "report.json"
+    for name in SECTIONS:
+        assert f"<h2>{name}</h2>" in html
+    assert html.count("data:image/png;base64,") >= 4  # scores, holes, saturation, confusion
+    assert "&lt;script&gt;alert(" in html and "<script>alert" not in html  # autoescaped
+    assert "A &lt;b&gt;bold&lt;/b&gt; claim &amp; more" in html
+    assert_self_contained(html)
+    data = json.loads(files.json.read_text())
+    assert data["scores"]["available"] and len(data["scores"]["systems"]) == 6
+    assert data["scores"]["comparison"]["kendall_tau"] is not None
+    assert not data["escalations"]["available"] and not data["costs"]["available"]
+    assert files.sections["escalations"] == data["escalations"]["reason"]
+
+
+def test_empty_inputs_say_so(tmp_path):
+    files = write_report(ReportInputs(), tmp_path / "empty.html")
+    html = files.html.read_text()
+    for name in SECTIONS:
+        assert f"<h2>{name}</h2>" in html
+    assert html.count("No data:") == len(SECTIONS)
+    data = json.loads(files.json.read_text())
+    assert all(not v["available"] for v in data.values() if isinstance(v, dict) and "available" in v)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    return build_workspace(tmp_path_factory.mktemp("ws"))
+
+
+def test_workspace_report_through_the_cli(workspace, tmp_path):
+    out = tmp_path / "out" / "report.html"
+    res = CliRunner().invoke(app, ["report", "-w", str(workspace), "--out", str(out), "--orders", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    payload = json.loads(res.stdout)
+    assert payload["html"] == str(out) and Path(payload["json"]).exists()
+    assert all(v == "ok" for v in payload["sections"].values()), payload["sections"]
+    data = json.loads(Path(payload["json"]).read_text())
+    html = out.read_text()
+    assert_self_contained(html)
+    # independent: scores under the original and the merged qrels
+    with Store.open(workspace) as store:
+        original = store.qrels()
+        merged = {(m.qid, m.docid): m.grade for m in merge(store).labels}
+        runs_paths = store.runs()
+        judgments = store.judgments()
+    from qrelkit.data import read_run
+
+    runs = [read_run(p) for _, p, _ in runs_paths]
+    before = evaluate_runs(runs, original, ["nDCG@10"])
+    after = evaluate_runs(runs, merged, ["nDCG@10"])
+    rows = {r["system"]: r for r in data["scores"]["systems"]}
+    for r in runs:
+        assert rows[r.name]["before"] == pytest.approx(before.mean_of(r.name, "nDCG@10"))
+        assert rows[r.name]["after"] == pytest.approx(after.mean_of(r.name, "nDCG@10"))
+    esc = [j for j in judgments if j.status in ("escalate", "error", "adjudicated")]
+    assert data["escalations"]["total"] == len(esc)
+    assert data["escalations"]["by_outcome"]["people"] == sum(
+        1 for j in judgments if j.source == "human")
+    assert data["costs"]["total"]["calls"] == sum(j.calls for j in judgments)
+    assert data["circularity"] and data["circularity"][0]["run"] == "sys1"
+    agreement = data["agreement"]["results"][0]
+    assert agreement["escalation_ratio"] == pytest.approx(len(esc) / sum(1 for j in judgments if j.source != "human"))
+    assert "&lt;script&gt;" in html  # the narrative is escaped
+
+
+def test_agree_with_a_workspace(workspace):
+    res = CliRunner().invoke(app, ["agree", "-w", str(workspace), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["reference"].endswith("(original qrels)")
+    with Store.open(workspace) as store:
+        judgments = [j for j in store.judgments() if j.method != "people"]
+        original = store.qrels()
+    debate = next(r for r in out["results"] if r["method"] == "debate(rounds=2)")
+    escalated = sum(1 for j in judgments if j.status in ("escalate", "error", "adjudicated"))
+    assert debate["escalation_ratio"] == pytest.approx(escalated / len(judgments))
+    auto = [j for j in judgments if j.status in ("consensus", "auto") and (j.qid, j.docid) in original]
+    correct = sum(1 for j in auto if j.label == int(original[(j.qid, j.docid)] >= 2))
+    assert debate["auto_pairs"] == len(auto)
+    assert debate["auto_accuracy"] == pytest.approx(correct / len(auto))
+    assert set(debate["by_status"]) >= {"consensus", "adjudicated"}
+    assert set(debate["by_round"]) >= {"1", "2"}
+
+
+def test_empty_workspace(tmp_path):
+    ws = tmp_path / "empty"
+    Store.create(ws).close()
+    res = CliRunner().invoke(app, ["report", "-w", str(ws), "--out", str(tmp_path / "r.html"), "--json"])
+    assert res.exit_code == 0, res.output
+    sections = json.loads(res.stdout)["sections"]
+    assert all(v != "ok" for v in sections.values())
+    assert "No data:" in (tmp_path / "r.html").read_text()
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.mark.browser
+def test_rendered_in_headless_chromium(workspace, tmp_path):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    out = tmp_path / "report.html"
+    res = CliRunner().invoke(app, ["report", "-w", str(workspace), "--out", str(out), "--orders", "3"])
+    assert res.exit_code == 0, res.output
+    shot = tmp_path / "report.png"
+    requests: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 1300, "height": 900})
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(out.as_uri())
+            page.wait_for_load_state("load")
+            headings = page.locator("h2").all_inner_texts()
+            assert headings == SECTIONS
+            n_systems = len(json.loads((tmp_path / "report.json").read_text())["scores"]["systems"])
+            assert page.locator("#scores-table tr").count() == n_systems + 1
+            assert page.locator("#agreement-table tr").count() >= 2
+            assert page.locator("#escalations-table tr").count() > 1
+            sizes = page.eval_on_selector_all("img", "els => els.map(e => [e.complete, e.naturalWidth])")
+            assert len(sizes) >= 4 and all(done and width > 100 for done, width in sizes)
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert shot.stat().st_size > 50_000
+    assert all(u.startswith(("file:", "data:")) for u in requests), requests
