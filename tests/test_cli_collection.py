@@ -108,3 +108,27 @@ def test_missing_workspace_and_missing_option(tmp_path):
     assert p.returncode == 2 and "Traceback" not in p.stderr
     p = qk("init", "-w", tmp_path / "x", check=False)
     assert p.returncode == 2 and "--topics" in p.stderr
+
+
+def test_holes_new_relevant_and_saturation():
+    d = demo_paths()
+    res = json.loads(qk("holes", "--runs", *d.runs, "--qrels", d.qrels, "--new-qrels", d.full_qrels,
+                        "--saturation", "--orders", "3", "--json").stdout)
+    partial = {tuple(x.split()[0::2][:2]) for x in d.qrels.read_text().splitlines()}
+    full = {}
+    for x in d.full_qrels.read_text().splitlines():
+        q, _, doc, g = x.split()
+        full[(q, doc)] = int(g)
+    # independent NewRel@10 for monot5: newly found relevant docs in its top-10, averaged over topics
+    by_topic: dict[str, list] = {}
+    for line in (d.runs[3]).read_text().splitlines():
+        q, _, doc, _, score, _ = line.split()
+        by_topic.setdefault(q, []).append((-float(score), doc))
+    fracs = []
+    for q, items in by_topic.items():
+        top = [doc for _, doc in sorted(items, key=lambda t: (t[0], [-ord(c) for c in t[1]]))[:10]]
+        fracs.append(sum(1 for doc in top if (q, doc) not in partial and full.get((q, doc), 0) >= 2) / 10)
+    assert d.runs[3].stem == "monot5"
+    assert res["runs"]["monot5"]["NewRel@10"] == pytest.approx(sum(fracs) / len(fracs))
+    assert res["runs"]["bm25"]["NewRel@10"] == 0
+    assert res["saturation"]["orders"] == 3 and len(res["saturation"]["growth"]) == 6

@@ -159,16 +159,18 @@ def holes(
     if not run_list:
         raise UsageError("no runs to measure")
     report = holes_report(run_list, qrel_list, depth=depth)
-    if new_qrels is not None:
+    new_list = list(read_qrels(str(new_qrels))) if new_qrels is not None else None
+    if new_list is not None:
         from qrelkit.evaluate.saturation import new_relevant_at_k
 
-        found = new_relevant_at_k(run_list, qrel_list, list(read_qrels(str(new_qrels))), depth, threshold)
+        found = new_relevant_at_k(run_list, qrel_list, new_list, depth, threshold)
         for name, value in found.items():
             report["runs"].setdefault(name, {})[f"NewRel@{depth}"] = value
     if saturation:
         from qrelkit.evaluate.saturation import pool_growth
 
-        report["saturation"] = pool_growth(run_list, qrel_list, depth=depth, orders=orders, seed=seed,
+        # with completed qrels, filled holes count as found relevant documents
+        report["saturation"] = pool_growth(run_list, new_list if new_list is not None else qrel_list, depth=depth, orders=orders, seed=seed,
                                            threshold=threshold).to_dict()
     if as_json:
         print_json(report)
