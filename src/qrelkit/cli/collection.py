@@ -1,7 +1,6 @@
 """Commands over the collection itself: init, pool, holes, export, status."""
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import List, Optional
 
@@ -41,37 +40,18 @@ def init(
 
     Re-running init with the same files changes nothing; with new files it
     upserts, so a workspace can grow (more runs, more docs)."""
-    from qrelkit.data import read_docs, read_qrels, read_runs, read_topics
     from qrelkit.store import Store
+    from qrelkit.workspace import load_collection
 
     ws = require_workspace(workspace)
-    topic_list = list(read_topics(str(topics)))
-    qrels_list = list(read_qrels(str(qrels))) if qrels else []
-    run_list = read_runs(list(runs)) if runs else []
-    store = Store.create(ws)
-    with store:
-        store.upsert_topics(topic_list)
-        with _progress() as prog:
-            task = prog.add_task("loading docs", total=None)
-
-            def _docs():
-                for i, d in enumerate(read_docs(str(docs)), 1):
-                    if i % 5000 == 0:
-                        prog.update(task, completed=i)
-                    yield d
-
-            n_docs = store.upsert_docs(_docs())
-        store.upsert_qrels(qrels_list)
-        for run in run_list:
-            store.upsert_run(run.name, str(run.path))
-        store.set_meta("inputs", {
-            "topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None,
-            "runs": [str(r.path) for r in run_list],
-        })
-        out = {
-            "workspace": str(ws), "topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list),
-            "runs": len(run_list),
-        }
+    with Store.create(ws) as store, _progress() as prog:
+        task = prog.add_task("loading docs", total=None)
+        counts = load_collection(
+            store, str(topics), str(docs), str(qrels) if qrels else None, list(runs or ()),
+            on_docs=lambda n: prog.update(task, completed=n), force=True,
+        )
+    counts.pop("reloaded", None)
+    out = {"workspace": str(ws), **counts}
     _emit(out, as_json, "workspace ready")
 
 
@@ -86,39 +66,13 @@ def pool(
     as_json: bool = JsonOpt,
 ) -> None:
     """Pool the workspace's runs into cases (holes = pooled pairs without a label)."""
-    from qrelkit.data import read_runs
-    from qrelkit.pool import build_pool
     from qrelkit.store import Store
-    from qrelkit.types import Qrel
+    from qrelkit.workspace import pool_workspace
 
     ws = require_workspace(workspace)
-    if human_depth > depth:
-        raise UsageError(f"--human-depth {human_depth} is deeper than --depth {depth}")
     with Store.open(ws) as store:
-        stored = store.runs()
-        if not stored:
-            raise UsageError(f"{ws}: the workspace has no runs; add them with `qrelkit init -w {ws} ... --runs PATH`")
-        runs = read_runs([p for _, p, _ in stored])
-        qrels = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
-        topics = store.topics()
-        result = build_pool(runs, depth=depth, human_depth=human_depth or None, qrels=qrels, topics=list(topics))
-        cases = result.cases
-        changed, unchanged = store.upsert_cases(cases)
-        keep = {(c.qid, c.docid) for c in cases}
-        stale = [k for k in store.query("SELECT qid, docid FROM cases") if tuple(k) not in keep]
-        with store.transaction() as c:
-            c.executemany("DELETE FROM cases WHERE qid=? AND docid=?", stale)
-        store.set_meta("pool", {"depth": depth, "human_depth": human_depth})
-        have_text = {d for (d,) in store.query("SELECT docid FROM docs")}
-        no_text = sum(1 for c in cases if c.docid not in have_text)
-        shares = Counter((c.share, c.judged) for c in cases)
-        out = {
-            "depth": depth, "human_depth": human_depth, "pooled": len(cases),
-            "holes": sum(1 for c in cases if not c.judged),
-            "people": shares[("people", False)], "llm": shares[("llm", False)],
-            "judged": sum(1 for c in cases if c.judged), "no_text": no_text,
-            "changed": changed + len(stale), "unchanged": unchanged,
-        }
+        out = pool_workspace(store, depth=depth, human_depth=human_depth)
+    no_text = out["no_text"]
     if no_text:
         console.print(f"[yellow]{no_text} pooled docs have no text in the workspace; they cannot be judged[/]")
     _emit(out, as_json, "pool")

@@ -1,0 +1,109 @@
+"""Workspace steps shared by the commands and the jobs: load a collection, pool it.
+
+Both are idempotent: loading the same files again changes nothing, and
+re-pooling with the same depths reports zero changed cases. The jobs (`fill`,
+`build`) call them on every run, so a resumed job costs nothing here.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from qrelkit.errors import UsageError
+from qrelkit.store import Store
+from qrelkit.types import Qrel
+
+
+def _fingerprint(paths: Sequence[str]) -> str:
+    """Size and mtime of each input, so an unchanged collection is not reloaded."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.encode())
+        try:
+            st = Path(p).stat()
+            h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+        except OSError:
+            h.update(b"-")
+    return h.hexdigest()[:16]
+
+
+def load_collection(
+    store: Store,
+    topics: str,
+    docs: str,
+    qrels: Optional[str] = None,
+    runs: Sequence[str] = (),
+    on_docs: Optional[Callable[[int], None]] = None,
+    force: bool = False,
+) -> dict:
+    """Load topics, docs, qrels and runs into the workspace (upserts).
+
+    Everything is parsed and validated before the first write, except docs,
+    which stream; so a malformed qrels or run file leaves the workspace as it
+    was. When the same files (by size and mtime) were loaded before, nothing is
+    read again unless ``force``.
+    """
+    from qrelkit.data import expand_paths, read_docs, read_qrels, read_runs, read_topics
+
+    run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []
+    inputs = {"topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None, "runs": run_paths}
+    fp = _fingerprint([str(topics), str(docs), *( [str(qrels)] if qrels else []), *run_paths])
+    previous = store.get_meta("inputs")
+    if not force and previous and previous.get("inputs") == inputs and previous.get("fingerprint") == fp:
+        return {**previous["counts"], "reloaded": False}
+
+    topic_list = list(read_topics(str(topics)))
+    qrels_list = list(read_qrels(str(qrels))) if qrels else []
+    run_list = read_runs(run_paths) if run_paths else []
+    store.upsert_topics(topic_list)
+
+    def _docs():
+        for i, d in enumerate(read_docs(str(docs)), 1):
+            if on_docs is not None and i % 5000 == 0:
+                on_docs(i)
+            yield d
+
+    n_docs = store.upsert_docs(_docs())
+    store.upsert_qrels(qrels_list)
+    for run in run_list:
+        store.upsert_run(run.name, str(run.path))
+    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_list)}
+    store.set_meta("inputs", {"inputs": inputs, "fingerprint": fp, "counts": counts})
+    return {**counts, "reloaded": True}
+
+
+def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
+    """Pool the workspace's runs into cases; returns the counts `qrelkit pool` prints."""
+    from qrelkit.data import read_runs
+    from qrelkit.pool import build_pool
+
+    if human_depth > depth:
+        raise UsageError(f"--human-depth {human_depth} is deeper than --depth {depth}")
+    stored = store.runs()
+    if not stored:
+        raise UsageError(
+            f"{store.workspace}: the workspace has no runs; add them with "
+            f"`qrelkit init -w {store.workspace} ... --runs PATH`"
+        )
+    runs = read_runs([p for _, p, _ in stored])
+    qrels = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
+    topics = store.topics()
+    cases = build_pool(runs, depth=depth, human_depth=human_depth or None, qrels=qrels, topics=list(topics)).cases
+    changed, unchanged = store.upsert_cases(cases)
+    keep = {(c.qid, c.docid) for c in cases}
+    stale = [k for k in store.query("SELECT qid, docid FROM cases") if tuple(k) not in keep]
+    with store.transaction() as c:
+        c.executemany("DELETE FROM cases WHERE qid=? AND docid=?", stale)
+    store.set_meta("pool", {"depth": depth, "human_depth": human_depth})
+    have_text = {d for (d,) in store.query("SELECT docid FROM docs")}
+    shares = Counter((c.share, c.judged) for c in cases)
+    return {
+        "depth": depth, "human_depth": human_depth, "pooled": len(cases),
+        "holes": sum(1 for c in cases if not c.judged),
+        "people": shares[("people", False)], "llm": shares[("llm", False)],
+        "judged": sum(1 for c in cases if c.judged),
+        "no_text": sum(1 for c in cases if c.docid not in have_text),
+        "changed": changed + len(stale), "unchanged": unchanged,
+    }
