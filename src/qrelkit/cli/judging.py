@@ -1,0 +1,182 @@
+"""Commands that judge cases and list what waits for people: judge, escalations."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+
+SUMMARY_KEYS = (
+    "method",
+    "model",
+    "cases",
+    "judged",
+    "relevant",
+    "escalations",
+    "errors",
+    "escalation_ratio",
+    "calls",
+    "cache_hits",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+)
+
+
+@app.command()
+def judge(
+    workspace: Optional[Path] = WorkspaceOpt,
+    method: str = typer.Option(
+        "auto",
+        "--method",
+        help="Judge spec, e.g. 'debate(rounds=2,adjudicator=llm)', 'zero-shot', "
+        "'likelihood(threshold=auto)', 'prefilter(by=likelihood,keep=0.95)+debate'; "
+        "auto = likelihood for the local model, debate otherwise.",
+    ),
+    model: str = typer.Option(
+        "local", "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL."
+    ),
+    task: str = typer.Option(
+        "auto", "--task", help="auto|answer|graded (auto: answer when every topic has answers)."
+    ),
+    share: str = typer.Option(
+        "llm", "--share", help="llm (holes, default) | people | all (every unjudged case) | judged (audit)."
+    ),
+    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="Only the first N selected cases."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Cases (and calls) in flight at once."),
+    budget: Optional[str] = typer.Option(
+        None, "--budget", help="Cap escalations to people: N or P% of the cases."
+    ),
+    prefilter: Optional[str] = typer.Option(
+        None, "--prefilter", help="Prefilter spec put in front of the method, e.g. 'prefilter(keep=0.95)'."
+    ),
+    threshold: int = typer.Option(
+        2, "--threshold", min=1, max=3, help="Binary threshold on grades (graded task)."
+    ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Do not read cached answers (they are still written)."
+    ),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Judge the workspace's pending cases; re-running resumes where it stopped."""
+    from qrelkit.errors import UsageError
+    from qrelkit.judges import parse_spec, resolve_auto
+    from qrelkit.judges.runner import arun_judging
+    from qrelkit.llm import make_client
+    from qrelkit.store import Store
+
+    ws = require_workspace(workspace)
+    spec_text = resolve_auto(method, model)
+    if prefilter:
+        pf = prefilter.strip()
+        if not pf.lower().startswith("prefilter"):
+            raise UsageError(
+                f"--prefilter {prefilter!r}: expected a prefilter spec, "
+                "e.g. 'prefilter(by=likelihood,keep=0.95)'"
+            )
+        spec_text = f"{pf}+{spec_text}"
+    spec = parse_spec(spec_text)
+    with Store.open(ws) as store:
+        client = make_client(model, store=store, concurrency=concurrency, read_cache=not no_cache)
+
+        async def go():
+            # one event loop for the whole run, so the model's connections close in it
+            try:
+                return await arun_judging(
+                    store, spec, client, task=task, share=share, limit=limit, concurrency=concurrency,
+                    budget=budget, progress=update, threshold=threshold,
+                )
+            finally:
+                await client.aclose()
+
+        with _progress_bar() as update:
+            summary = asyncio.run(go())
+    out = summary.as_dict()
+    if as_json:
+        print_json(
+            {k: out[k] for k in SUMMARY_KEYS} | {k: v for k, v in out.items() if k not in SUMMARY_KEYS}
+        )
+        return
+    table = Table(title=f"judge: {summary.method}", show_header=False)
+    for k in SUMMARY_KEYS + ("task", "share", "new", "dropped", "undecided", "adjudicated", "seconds"):
+        table.add_row(k, _fmt(out[k]))
+    if summary.calibration:
+        table.add_row("calibration", json.dumps(summary.calibration, sort_keys=True))
+    console.print(table)
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+class _progress_bar:
+    """A rich progress bar on stderr with calls, tokens, cost and escalations so far."""
+
+    def __init__(self) -> None:
+        self.prog = None
+        self.task = None
+
+    def __enter__(self):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.prog = Progress(
+            TextColumn("judging"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[info]}"),
+            console=console,
+            transient=False,
+            disable=False,
+        )
+        self.prog.__enter__()
+        self.task = self.prog.add_task("judging", total=None, info="")
+
+        def update(p) -> None:
+            info = (
+                f"calls {p.calls} (cached {p.cache_hits}) · tokens {p.prompt_tokens}+{p.completion_tokens}"
+                f" · ${p.cost_usd:.4f} · escalations {p.escalations} (errors {p.errors})"
+            )
+            self.prog.update(self.task, total=p.total, completed=p.done, info=info)
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        self.prog.__exit__(*exc)
+
+
+@app.command()
+def escalations(
+    workspace: Optional[Path] = WorkspaceOpt,
+    method: Optional[str] = typer.Option(None, "--method", help="Only this judge spec."),
+    include_over_budget: bool = typer.Option(
+        False, "--all", help="Also list escalations the --budget left undecided (not queued for people)."
+    ),
+    as_json: bool = JsonOpt,
+) -> None:
+    """List what waits for people: escalated and failed cases, with the debate history."""
+    from qrelkit.judges import parse_spec
+    from qrelkit.judges.runner import list_escalations
+    from qrelkit.store import Store
+
+    ws = require_workspace(workspace)
+    canonical = parse_spec(method).canonical if method else None
+    with Store.open(ws) as store:
+        items = list_escalations(store, method=canonical, include_over_budget=include_over_budget)
+    if as_json:
+        print_json({"escalations": items, "count": len(items)})
+        return
+    table = Table(title=f"{len(items)} escalation(s) waiting for people")
+    for col in ("qid", "docid", "status", "query", "method", "reason"):
+        table.add_column(col, overflow="fold")
+    for e in items:
+        table.add_row(e["qid"], e["docid"], e["status"], e["query"], e["method"], e["reason"])
+    console.print(table)

@@ -1,0 +1,167 @@
+"""A cheap first pass that drops clearly irrelevant cases before the main judge.
+
+Written in front of a judge with ``+``: ``prefilter(by=likelihood,keep=0.95)+debate``
+(the CLI's ``--prefilter SPEC`` is the same thing). It is tuned to keep
+relevant cases, not to be accurate: a dropped relevant document is a hole
+made permanent, a kept irrelevant one only costs the main judge's calls.
+
+- ``by=likelihood``: the query-likelihood score of :mod:`.likelihood`. When the
+  runner provides labelled pairs (original qrels, people's labels) the drop
+  threshold is the highest one that keeps at least ``keep`` (default 0.95) of
+  the labelled relevant pairs; the recall and drop share measured on those
+  pairs are recorded (``calibration``). Without labelled pairs the threshold
+  is 0 (drop only documents that make the query *less* likely than no
+  document at all).
+- ``by=llm``: one short call asking whether the document could be relevant
+  at all (the prompt says "when in doubt, say possibly relevant"); ``keep``
+  is not used. A failed call keeps the case — the filter never decides on a
+  guess.
+
+A dropped case gets status ``dropped``, label 0, grade 0, and provenance
+``{"prefilter": {"by", "score"|"reply", "threshold", "keep", "calibration"}}``;
+a kept case carries the same ``prefilter`` entry in the main judge's
+provenance, and the prefilter's calls are added to the verdict's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+from qrelkit import prompts
+from qrelkit.judges import Param, choice, integer, number, register
+from qrelkit.judges.base import DROPPED, JudgeInput, Meter, Verdict
+from qrelkit.judges.likelihood import Scorer, recall_threshold, score_labelled
+from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"possibly_relevant": {"type": "boolean"}},
+    "required": ["possibly_relevant"],
+    "additionalProperties": False,
+}
+
+
+@register
+class Prefilter:
+    NAME = "prefilter"
+    CHAINS = True
+    PARAMS = {
+        "by": Param("likelihood", choice("likelihood", "llm"), "how to score cases"),
+        "keep": Param(0.95, number(0.0, 1.0), "recall of labelled relevant pairs to keep (by=likelihood)"),
+        "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
+        "calib": Param(200, integer(10), "at most this many labelled pairs for calibration"),
+    }
+
+    def __init__(self, spec: Any, then: Any):
+        self.spec = str(spec)
+        self.then = then
+        self.by: str = spec["by"]
+        self.keep: float = spec["keep"]
+        self.doc_tokens: int = spec["doc_tokens"]
+        self.calib_n: int = spec["calib"]
+        self.scorer = Scorer(self.doc_tokens) if self.by == "likelihood" else None
+        self.threshold: float = 0.0
+        self.calibration: dict = {}
+        own = frozenset({SCORE}) if self.by == "likelihood" else frozenset({CHAT, JSON_SCHEMA})
+        self.requires = own | frozenset(getattr(then, "requires", frozenset()))
+
+    @property
+    def needs_labels(self) -> bool:
+        return self.by == "likelihood" or bool(getattr(self.then, "needs_labels", False))
+
+    def templates_for(self, task_name: str) -> tuple[str, ...]:
+        own = ("likelihood",) if self.by == "likelihood" else ("prefilter", f"task_{task_name}")
+        return own + tuple(n for n in self.then.templates_for(task_name) if n not in own)
+
+    async def prepare(self, labelled: Sequence[tuple[JudgeInput, int]], client: Any) -> dict:
+        out: dict = {}
+        if self.by == "likelihood":
+            if labelled:
+                scores, labels, meter = await score_labelled(self.scorer, labelled, client)
+                if any(labels):
+                    self.threshold = recall_threshold(scores, labels, self.keep)
+                    kept = [s >= self.threshold for s in scores]
+                    rel = sum(labels)
+                    self.calibration = {
+                        "n": len(labels),
+                        "relevant": rel,
+                        "keep": self.keep,
+                        "threshold": self.threshold,
+                        "recall": round(sum(k for k, y in zip(kept, labels) if y) / rel, 4),
+                        "dropped_share": round(1 - sum(kept) / len(kept), 4),
+                        "calls": meter.calls,
+                    }
+            if not self.calibration:
+                self.calibration = {
+                    "n": 0,
+                    "threshold": 0.0,
+                    "note": "no labelled relevant pairs; threshold 0",
+                }
+            out["prefilter"] = self.calibration
+        if hasattr(self.then, "prepare"):
+            inner = await self.then.prepare(labelled, client)
+            if inner:
+                out["judge"] = inner
+        return out
+
+    async def _check(self, inp: JudgeInput, client: Any, meter: Meter) -> tuple[bool, dict]:
+        """(keep?, provenance entry)."""
+        if self.scorer is not None:
+            s, tr = await self.scorer.score(inp, client, meter)
+            info = {
+                "by": "likelihood",
+                "score": s.score,
+                "threshold": self.threshold,
+                "keep": self.keep,
+                "calibration": self.calibration,
+                "template": self.scorer.version,
+                "truncation": tr.as_dict(),
+            }
+            if s.score is None:
+                info["error"] = s.error
+                return True, info
+            return s.score >= self.threshold, info
+        t = prompts.load("prefilter")
+        task_t = inp.task.template()
+        block, tr = prompts.document_block(inp.text, self.doc_tokens)
+        messages = t.messages(
+            query_block=inp.query_block(), document=block, format=task_t.render("prefilter_format")
+        )
+        c = meter.add(
+            await client.complete(
+                messages,
+                schema=SCHEMA,
+                max_tokens=24,
+                version=f"{t.version}|{task_t.version}",
+            )
+        )
+        info = {"by": "llm", "template": t.version, "truncation": tr.as_dict()}
+        if not c.ok or not isinstance(c.parsed, dict):
+            info["error"] = c.error or "unparseable reply"
+            return True, info
+        info["reply"] = c.parsed
+        return bool(c.parsed.get("possibly_relevant", True)), info
+
+    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+        meter = Meter()
+        keep, info = await self._check(inp, client, meter)
+        if not keep:
+            why = (
+                f"prefilter: query likelihood gain {info['score']:+.3f} < {self.threshold:+.3f}"
+                if self.scorer is not None
+                else "prefilter: the model says it cannot be relevant"
+            )
+            return Verdict(
+                status=DROPPED,
+                label=0,
+                grade=0,
+                rationale=why,
+                provenance={"prefilter": info},
+                **meter.totals(),
+            )
+        v: Verdict = await self.then(inp, client)
+        meter.add_verdict(v)
+        prov = dict(v.provenance)
+        prov["prefilter"] = info
+        return dataclasses.replace(v, provenance=prov, **meter.totals())

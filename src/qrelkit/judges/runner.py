@@ -1,0 +1,514 @@
+"""The judging pipeline: pending cases -> judge -> judgments, resumably.
+
+Everything done once for all judges lives here or in the Client: case
+selection, concurrency (a pool of workers bounded by ``concurrency``),
+writing each verdict as soon as it is done (a kill loses only the cases in
+flight), resuming (a re-run skips pairs this (method, model) has finished;
+error verdicts are retried), calibration data for judges that need labels,
+the escalation budget, and the usage record of the command.
+
+Provenance of every judgment = the judge's own keys (see each judge module)
+plus ``method``, ``model``, ``task`` ({"name", "threshold"}), ``status`` and,
+for undecided verdicts, ``reason``; ``budget`` when the budget touched it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+from qrelkit.errors import UsageError
+from qrelkit.judges import JudgeSpec, build, parse_spec
+from qrelkit.judges.base import (
+    ADJUDICATED,
+    ANSWER,
+    DROPPED,
+    ERROR,
+    ESCALATE,
+    GRADED,
+    JudgeInput,
+    Task,
+    Verdict,
+)
+from qrelkit.judges.budget import Budget, parse_budget, rank, strength
+from qrelkit.types import Case, Judgment
+
+SHARES = ("llm", "people", "all", "judged")
+CALIBRATION_SEED = 0
+MIN_CALIBRATION = 20
+
+
+@dataclass(frozen=True)
+class ProgressUpdate:
+    """Sent to the ``progress`` callback after each finished case."""
+
+    done: int
+    total: int
+    calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    escalations: int
+    errors: int
+
+
+@dataclass(frozen=True)
+class JudgeSummary:
+    """The outcome over the selected cases (counts) and this run's usage (calls, tokens, cost)."""
+
+    method: str
+    model: str
+    task: str
+    share: str
+    cases: int
+    judged: int
+    relevant: int
+    escalations: int
+    errors: int
+    escalation_ratio: float
+    calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    new: int = 0
+    dropped: int = 0
+    undecided: int = 0
+    adjudicated: int = 0
+    seconds: float = 0.0
+    calibration: dict = field(default_factory=dict, hash=False)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def resolve_task(store: Any, task: str = "auto", threshold: int = 2) -> Task:
+    """``auto``: the answer task when every topic has answers, else graded."""
+    if task == "auto":
+        topics = store.topics()
+        task = ANSWER if topics and all(t.answers for t in topics.values()) else GRADED
+    if task not in (ANSWER, GRADED):
+        raise UsageError(f"--task {task!r}: choose auto, answer or graded")
+    if task == ANSWER and not all(t.answers for t in store.topics().values()):
+        raise UsageError(
+            "--task answer needs answers for every topic; the workspace has topics without answers"
+        )
+    return Task(task, threshold)
+
+
+def select_cases(store: Any, share: str = "llm", limit: Optional[int] = None) -> list[Case]:
+    """The cases a run covers, in stable order (``limit`` applies before resuming,
+    so a re-run with the same limit completes the same set)."""
+    if share not in SHARES:
+        raise UsageError(f"--share {share!r}: choose from {', '.join(SHARES)}")
+    if share == "llm":
+        cases = store.cases(share="llm", judged=False)
+    elif share == "people":
+        cases = store.cases(share="people", judged=False)
+    elif share == "all":
+        cases = store.cases(judged=False)
+    else:
+        cases = store.cases(judged=True)
+        if not cases and not store.cases():
+            # a workspace made from qrels without runs: the labelled pairs are the cases
+            cases = [Case(q, d, "llm", 0, (), True) for q, d in sorted(store.qrels())]
+    if limit is not None:
+        if limit < 0:
+            raise UsageError("--limit must be >= 0")
+        cases = cases[:limit]
+    return cases
+
+
+def labelled_pairs(
+    store: Any,
+    task: Task,
+    exclude: set[tuple[str, str]],
+    n: int,
+    seed: int = CALIBRATION_SEED,
+) -> list[tuple[JudgeInput, int]]:
+    """A stratified, seeded sample of labelled pairs (original qrels, then people's
+    labels, which win) for calibration; pairs being judged are left out when
+    enough others remain."""
+    labels: dict[tuple[str, str], int] = {k: task.binary(g) for k, g in store.qrels().items()}
+    for j in store.judgments(source="human"):
+        if j.label is not None:
+            labels[(j.qid, j.docid)] = task.binary(j.grade) if j.grade is not None else j.label
+    others = {k: v for k, v in labels.items() if k not in exclude}
+    if len(others) >= MIN_CALIBRATION and len(set(others.values())) == 2:
+        labels = others
+    rng = random.Random(seed)
+    pos = sorted(k for k, v in labels.items() if v)
+    neg = sorted(k for k, v in labels.items() if not v)
+    rng.shuffle(pos)
+    rng.shuffle(neg)
+    k_pos = min(len(pos), max(n // 2, n - len(neg)))
+    k_neg = min(len(neg), n - k_pos)
+    topics = store.topics()
+    out = []
+    for key in sorted(pos[:k_pos] + neg[:k_neg]):
+        doc, topic = store.doc(key[1]), topics.get(key[0])
+        if doc is not None and topic is not None:
+            out.append((JudgeInput(Case(key[0], key[1], judged=True), topic, doc, task), labels[key]))
+    return out
+
+
+def to_judgment(case: Case, v: Verdict, method: str, model: str, task: Task) -> Judgment:
+    prov = {
+        "method": method,
+        "model": model,
+        "task": {"name": task.name, "threshold": task.threshold},
+        "status": v.status,
+    }
+    if v.reason:
+        prov["reason"] = v.reason
+    prov.update(v.provenance)
+    return Judgment(
+        qid=case.qid,
+        docid=case.docid,
+        method=method,
+        model=model,
+        label=v.label,
+        grade=v.grade,
+        status=v.status,
+        source="adjudicator" if v.status == ADJUDICATED else "llm",
+        round=v.round,
+        rationale=v.rationale,
+        evidence=v.evidence,
+        provenance=json.dumps(prov, sort_keys=True, default=str),
+        calls=v.calls,
+        prompt_tokens=v.prompt_tokens,
+        completion_tokens=v.completion_tokens,
+        cost_usd=v.cost_usd,
+    )
+
+
+def for_people(j: Judgment) -> bool:
+    """Does this judgment wait for people? (errors always; escalations unless the budget said no)."""
+    if j.status == ERROR:
+        return True
+    if j.status != ESCALATE:
+        return False
+    return json.loads(j.provenance or "{}").get("budget", {}).get("for_people", True)
+
+
+def _find_debate(judge: Any) -> Any:
+    while judge is not None and not hasattr(judge, "settle"):
+        judge = getattr(judge, "then", None)
+    return judge
+
+
+def _missing(case: Case, what: str) -> Verdict:
+    return Verdict(
+        status=ERROR,
+        label=None,
+        grade=None,
+        reason=f"{what} missing from the workspace",
+        provenance={"missing": what},
+    )
+
+
+async def arun_judging(
+    store: Any,
+    method_spec: str | JudgeSpec,
+    client: Any,
+    task: str = "auto",
+    share: str = "llm",
+    limit: Optional[int] = None,
+    concurrency: int = 8,
+    budget: Optional[str | Budget] = None,
+    progress: Optional[Callable[[ProgressUpdate], None]] = None,
+    threshold: int = 2,
+    cases: Optional[Sequence[Case]] = None,
+) -> JudgeSummary:
+    """Judge the selected cases; see :func:`run_judging`."""
+    t0 = time.perf_counter()
+    spec = parse_spec(method_spec) if isinstance(method_spec, str) else method_spec
+    method, model = spec.canonical, client.model_id
+    tsk = resolve_task(store, task, threshold)
+    bud = parse_budget(budget) if not isinstance(budget, Budget) else budget
+    if concurrency < 1:
+        raise UsageError("--concurrency must be >= 1")
+    judge = build(spec)
+    client.require(*sorted(judge.requires))
+    debate = _find_debate(judge)
+    if bud is not None and debate is not None:
+        debate.defer_adjudication = True
+    selected = list(cases) if cases is not None else select_cases(store, share, limit)
+    done_pairs = store.judged_pairs(method, model)
+    pending = [c for c in selected if (c.qid, c.docid) not in done_pairs]
+    usage0 = client.usage_dict()
+    run_id = store.start_command(
+        "judge",
+        {
+            "method": method,
+            "model": model,
+            "task": tsk.name,
+            "threshold": threshold,
+            "share": share,
+            "limit": limit,
+            "concurrency": concurrency,
+            "budget": str(bud) if bud else None,
+        },
+    )
+    status = "failed"
+    calibration: dict = {}
+    counts = {"done": 0, "escalations": 0, "errors": 0}
+    try:
+        if pending and getattr(judge, "needs_labels", False):
+            n = max(getattr(judge, "calib_n", 200), getattr(getattr(judge, "then", None), "calib_n", 0) or 0)
+            labelled = labelled_pairs(store, tsk, {(c.qid, c.docid) for c in selected}, n)
+            calibration = await judge.prepare(labelled, client) or {}
+        topics = store.topics()
+
+        def emit() -> None:
+            if progress is not None:
+                u = client.usage_dict()
+                progress(
+                    ProgressUpdate(
+                        counts["done"],
+                        len(pending),
+                        u["calls"] - usage0["calls"],
+                        u["cache_hits"] - usage0["cache_hits"],
+                        u["prompt_tokens"] - usage0["prompt_tokens"],
+                        u["completion_tokens"] - usage0["completion_tokens"],
+                        u["cost_usd"] - usage0["cost_usd"],
+                        counts["escalations"],
+                        counts["errors"],
+                    )
+                )
+
+        queue: asyncio.Queue = asyncio.Queue()
+        for c in pending:
+            queue.put_nowait(c)
+
+        async def one(case: Case) -> Verdict:
+            topic = topics.get(case.qid)
+            if topic is None:
+                return _missing(case, "topic")
+            doc = store.doc(case.docid)
+            if doc is None:
+                return _missing(case, "document text")
+            return await judge(JudgeInput(case, topic, doc, tsk), client)
+
+        async def worker() -> None:
+            while True:
+                try:
+                    case = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                v = await one(case)
+                store.put_judgments([to_judgment(case, v, method, model, tsk)])
+                counts["done"] += 1
+                counts["escalations"] += int(v.escalated)
+                counts["errors"] += int(v.status == ERROR)
+                emit()
+
+        emit()
+        workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, len(pending))))]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
+        if bud is not None:
+            await _apply_budget(store, selected, bud, debate, client, method, model, tsk, topics)
+        status = "done"
+    finally:
+        summary = _summarise(
+            store,
+            selected,
+            method,
+            model,
+            tsk,
+            share,
+            client.usage_dict(),
+            usage0,
+            counts["done"],
+            time.perf_counter() - t0,
+            calibration,
+        )
+        totals = dict(client.usage_dict())
+        totals.update({k: v for k, v in summary.as_dict().items() if k not in ("calibration",)})
+        totals["usage_this_run"] = {
+            k: summary.as_dict()[k]
+            for k in ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")
+        }
+        store.finish_command(run_id, totals, status=status)
+    return summary
+
+
+async def _apply_budget(
+    store: Any,
+    selected: Sequence[Case],
+    bud: Budget,
+    debate: Any,
+    client: Any,
+    method: str,
+    model: str,
+    task: Task,
+    topics: dict,
+) -> None:
+    keys = {(c.qid, c.docid) for c in selected}
+    esc = [
+        j for j in store.judgments(method=method, model=model, status=ESCALATE) if (j.qid, j.docid) in keys
+    ]
+    cap = bud.cap(len(selected))
+    ranked = rank([(j.qid, j.docid, json.loads(j.provenance)) for j in esc])
+    by_key = {(j.qid, j.docid): j for j in esc}
+    llm = debate is not None and getattr(debate, "adjudicator", "human") == "llm"
+    for i, (qid, docid, prov) in enumerate(ranked):
+        keep = i < cap
+        action = "people" if keep else ("llm-adjudicator" if llm else "undecided")
+        mark = {
+            "budget": str(bud),
+            "cap": cap,
+            "rank": i + 1,
+            "strength": list(strength(prov)),
+            "for_people": keep,
+            "action": action,
+        }
+        old = by_key[(qid, docid)]
+        if prov.get("budget") == mark:
+            continue
+        prov = dict(prov)
+        prov["budget"] = mark
+        if keep or not llm:
+            store.put_judgments([_replace_prov(old, prov)])
+            continue
+        case = Case(qid, docid)
+        doc = store.doc(docid)
+        v = await debate.settle(JudgeInput(case, topics[qid], doc, task), prov, client)
+        v_prov = dict(v.provenance)
+        for k in ("method", "model", "task", "status", "reason"):
+            v_prov.pop(k, None)
+        v = dataclasses.replace(
+            v,
+            provenance=v_prov,
+            calls=v.calls + old.calls,
+            prompt_tokens=v.prompt_tokens + old.prompt_tokens,
+            completion_tokens=v.completion_tokens + old.completion_tokens,
+            cost_usd=v.cost_usd + old.cost_usd,
+            evidence=old.evidence,
+        )
+        store.put_judgments([to_judgment(case, v, method, model, task)])
+
+
+def _replace_prov(j: Judgment, prov: dict) -> Judgment:
+    return dataclasses.replace(j, provenance=json.dumps(prov, sort_keys=True, default=str))
+
+
+def _summarise(
+    store: Any,
+    selected: Sequence[Case],
+    method: str,
+    model: str,
+    task: Task,
+    share: str,
+    usage: dict,
+    usage0: dict,
+    new: int,
+    seconds: float,
+    calibration: dict,
+) -> JudgeSummary:
+    keys = {(c.qid, c.docid) for c in selected}
+    js = [j for j in store.judgments(method=method, model=model) if (j.qid, j.docid) in keys]
+    judged = sum(1 for j in js if j.label is not None)
+    errors = sum(1 for j in js if j.status == ERROR)
+    escalations = sum(1 for j in js if for_people(j))
+    d = {
+        k: usage[k] - usage0.get(k, 0) for k in ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
+    }
+    return JudgeSummary(
+        method=method,
+        model=model,
+        task=task.name,
+        share=share,
+        cases=len(selected),
+        judged=judged,
+        relevant=sum(1 for j in js if j.label == 1),
+        escalations=escalations,
+        errors=errors,
+        escalation_ratio=round(escalations / len(selected), 4) if selected else 0.0,
+        cost_usd=round(usage["cost_usd"] - usage0.get("cost_usd", 0.0), 8),
+        new=new,
+        dropped=sum(1 for j in js if j.status == DROPPED),
+        undecided=sum(1 for j in js if j.status == ESCALATE and not for_people(j)),
+        adjudicated=sum(1 for j in js if j.status == ADJUDICATED),
+        seconds=round(seconds, 3),
+        calibration=calibration,
+        **d,
+    )
+
+
+def run_judging(
+    store: Any,
+    method_spec: str | JudgeSpec,
+    client: Any,
+    task: str = "auto",
+    share: str = "llm",
+    limit: Optional[int] = None,
+    concurrency: int = 8,
+    budget: Optional[str | Budget] = None,
+    progress: Optional[Callable[[ProgressUpdate], None]] = None,
+    threshold: int = 2,
+) -> JudgeSummary:
+    """Judge a workspace's pending cases with one method and one model.
+
+    ``share``: ``llm`` (holes left to the LLM, the default), ``people``, ``all``
+    (every unjudged case) or ``judged`` (audit mode: re-judge labelled pairs).
+    Resumable: pairs this (method, model) already finished are skipped; error
+    verdicts are retried. ``budget`` ("N" or "P%") caps escalations to people
+    (see :mod:`qrelkit.judges.budget`). Runs its own event loop; inside a running
+    loop use :func:`arun_judging`.
+    """
+    return asyncio.run(
+        arun_judging(
+            store,
+            method_spec,
+            client,
+            task=task,
+            share=share,
+            limit=limit,
+            concurrency=concurrency,
+            budget=budget,
+            progress=progress,
+            threshold=threshold,
+        )
+    )
+
+
+def list_escalations(
+    store: Any, method: Optional[str] = None, include_over_budget: bool = False
+) -> list[dict]:
+    """What waits for people (status escalate/error), oldest method first, with the debate history."""
+    topics = store.topics()
+    out = []
+    for status in (ESCALATE, ERROR):
+        for j in store.judgments(method=method, status=status):
+            if not include_over_budget and not for_people(j):
+                continue
+            prov = json.loads(j.provenance or "{}")
+            topic = topics.get(j.qid)
+            out.append(
+                {
+                    "qid": j.qid,
+                    "docid": j.docid,
+                    "query": topic.text if topic else "",
+                    "method": j.method,
+                    "model": j.model,
+                    "status": j.status,
+                    "reason": prov.get("reason", ""),
+                    "history": prov.get("history"),
+                    "for_people": for_people(j),
+                }
+            )
+    out.sort(key=lambda e: (e["qid"], e["docid"], e["method"], e["model"]))
+    return out

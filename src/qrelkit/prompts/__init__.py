@@ -1,0 +1,182 @@
+"""Prompt templates as versioned files, and the one way a document enters a prompt.
+
+Templates live beside this module as ``NAME.vN.txt``. A template's version is
+the file's ``vN`` plus a short hash of its content, so editing a file without
+bumping ``vN`` still changes the version — and with it the LLM cache key and
+the provenance of every label the template produced. No stale cached answer
+can outlive a wording change.
+
+A file is split into named sections by lines of the form ``### name``; the
+text of a section is a :class:`string.Template` (``$name`` placeholders), so
+JSON examples with braces need no escaping.
+
+Documents are untrusted data. :func:`document_block` truncates a document to a
+token budget and wraps it between delimiters that carry a nonce derived from
+the (truncated, escaped) content itself; any ``<<<`` or ``>>>`` in the text is
+broken up first, so a document can neither contain nor predict its own
+closing delimiter.
+
+Truncation rule (recorded in provenance under ``"truncation"``): tokens are
+approximated as characters / 4 (rounded up). A document over the budget keeps
+its head — the first ``budget * 4`` characters, cut back to the last
+whitespace if one lies in the final fifth of that window — followed by the
+marker ``[... truncated by qrelkit: first N of M characters shown ...]``.
+The default budget (:data:`DEFAULT_DOC_TOKENS` = 400) leaves room in a
+2048-token context for the instructions (~450 tokens), a debate round's
+history (clipped, ~450) and the answer (at most 360).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import string
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+from qrelkit.llm.base import Message
+
+HERE = Path(__file__).parent
+DEFAULT_DOC_TOKENS = 400
+CHARS_PER_TOKEN = 4
+TRUNCATION_RULE = "head; tokens ~ chars/4; cut at last whitespace in final fifth; marker appended"
+_FILE = re.compile(r"^(?P<name>[a-z0-9_]+)\.v(?P<v>\d+)\.txt$")
+_SECTION = re.compile(r"^### ([a-z0-9_]+)[ \t]*$", re.M)
+
+
+@dataclass(frozen=True)
+class Template:
+    """One template file: its sections and its version id."""
+
+    name: str
+    text: str
+    version: str
+
+    @property
+    def sections(self) -> dict[str, str]:
+        return _sections(self.text)
+
+    def render(self, section: str, **values: object) -> str:
+        try:
+            body = self.sections[section]
+        except KeyError:
+            raise KeyError(f"template {self.name} has no section {section!r}") from None
+        return string.Template(body).substitute({k: str(v) for k, v in values.items()})
+
+    def messages(self, **values: object) -> list[Message]:
+        """The ``system`` and ``user`` sections as chat messages."""
+        out = []
+        for role in ("system", "user"):
+            if role in self.sections:
+                out.append(Message(role, self.render(role, **values)))
+        return out
+
+
+@lru_cache(maxsize=None)
+def _sections(text: str) -> dict[str, str]:
+    parts = _SECTION.split(text)
+    out: dict[str, str] = {}
+    for i in range(1, len(parts) - 1, 2):
+        out[parts[i]] = parts[i + 1].strip("\n")
+    return out
+
+
+def available() -> dict[str, list[int]]:
+    """Template names and the versions present on disk."""
+    out: dict[str, list[int]] = {}
+    for p in sorted(HERE.glob("*.txt")):
+        m = _FILE.match(p.name)
+        if m:
+            out.setdefault(m["name"], []).append(int(m["v"]))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> Template:
+    """``load("zeroshot")`` -> highest version on disk; ``load("zeroshot.v1")`` -> that one."""
+    base, _, v = name.partition(".v")
+    versions = available().get(base)
+    if not versions:
+        raise KeyError(f"no prompt template named {base!r} in {HERE}")
+    ver = int(v) if v else versions[-1]
+    path = HERE / f"{base}.v{ver}.txt"
+    if not path.exists():
+        raise KeyError(f"no prompt template {path.name}")
+    text = path.read_text(encoding="utf-8")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+    return Template(name=base, text=text, version=f"{base}.v{ver}+{digest}")
+
+
+# ---- documents as data ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Truncation:
+    """What the judge saw of a document; goes into provenance as is."""
+
+    budget_tokens: int
+    doc_chars: int
+    kept_chars: int
+    approx_tokens: int
+    truncated: bool
+    rule: str = TRUNCATION_RULE
+
+    def as_dict(self) -> dict:
+        return {
+            "budget_tokens": self.budget_tokens,
+            "doc_chars": self.doc_chars,
+            "kept_chars": self.kept_chars,
+            "approx_tokens": self.approx_tokens,
+            "truncated": self.truncated,
+            "rule": self.rule,
+        }
+
+
+def approx_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def truncate(text: str, budget_tokens: int = DEFAULT_DOC_TOKENS) -> tuple[str, Truncation]:
+    limit = max(1, budget_tokens) * CHARS_PER_TOKEN
+    n = len(text)
+    if n <= limit:
+        return text, Truncation(budget_tokens, n, n, approx_tokens(text), False)
+    head = text[:limit]
+    cut = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
+    if cut >= limit * 4 // 5:
+        head = head[:cut]
+    head = head.rstrip()
+    kept = len(head)
+    marker = f"\n[... truncated by qrelkit: first {kept} of {n} characters shown ...]"
+    return head + marker, Truncation(budget_tokens, n, kept, approx_tokens(text), True)
+
+
+def escape(text: str) -> str:
+    """Break up delimiter look-alikes: no run of three angle brackets survives."""
+    while "<<<" in text or ">>>" in text:
+        text = text.replace("<<<", "<< <").replace(">>>", "> >>")
+    return text
+
+
+def delimit(text: str, kind: str = "DOCUMENT") -> str:
+    """Wrap (already escaped) data between nonce-carrying delimiters."""
+    nonce = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return f"<<<{kind} {nonce}>>>\n{text}\n<<<END {kind} {nonce}>>>"
+
+
+def clip(text: str, max_chars: int) -> str:
+    """Shorten model-written text shown back to a model (debate history)."""
+    text = " ".join(text.split())
+    return text if len(text) <= max_chars else text[: max_chars - 3].rstrip() + "..."
+
+
+def doc_text(text: str, title: Optional[str] = None) -> str:
+    """The text a judge sees and quotes from: title (when present) and body."""
+    return f"{title}\n\n{text}" if title else text
+
+
+def document_block(text: str, budget_tokens: int = DEFAULT_DOC_TOKENS) -> tuple[str, Truncation]:
+    """Truncate, escape and delimit a document for a prompt."""
+    shown, tr = truncate(text, budget_tokens)
+    return delimit(escape(shown)), tr
