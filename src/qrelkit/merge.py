@@ -79,14 +79,24 @@ def merge(store: Store, method: Optional[str] = None, model: Optional[str] = Non
     ):
         raise UsageError(f"no judgments by method {method!r} with model {model!r} in {store.workspace}")
 
+    original = store.qrels()
+    # On a binary collection new labels are written as 0/1 too, whatever scale
+    # the judge used, so that the merged qrels keep one scale.
+    binary = bool(original) and max(original.values()) <= 1
+
+    def scale(j) -> int:
+        if binary and j.label is not None:
+            return int(j.label)
+        return j.grade if j.grade is not None else int(j.label)
+
     labels: dict[tuple[str, str], MergedLabel] = {}
-    for (qid, docid), grade in store.qrels().items():
+    for (qid, docid), grade in original.items():
         labels[(qid, docid)] = MergedLabel(qid, docid, grade, "original", "original")
 
     for j in store.judgments(method=PEOPLE_METHOD, source="human"):
         if (j.qid, j.docid) in labels or j.grade is None and j.label is None:
             continue
-        grade = j.grade if j.grade is not None else int(j.label)
+        grade = scale(j)
         labels[(j.qid, j.docid)] = MergedLabel(
             j.qid, j.docid, grade, "human", j.status, j.method, j.model, j.round, j.provenance
         )
@@ -100,7 +110,7 @@ def merge(store: Store, method: Optional[str] = None, model: Optional[str] = Non
             if j.status not in LABELLED_STATUSES or (j.grade is None and j.label is None):
                 unresolved.append(key)
                 continue
-            grade = j.grade if j.grade is not None else int(j.label)
+            grade = scale(j)
             labels[key] = MergedLabel(
                 j.qid, j.docid, grade, "llm", j.status, j.method, j.model, j.round, j.provenance
             )

@@ -112,3 +112,16 @@ def test_sync_rejects_bad_parameters(tmp_path):
             sync_tasks(s, votes_needed=0)
         with pytest.raises(ValueError):
             sync_tasks(s, attention_share=1.0)
+
+
+def test_sync_skips_escalations_over_the_budget(tmp_path):
+    ws = build_workspace(tmp_path / "ws")
+    over = json.dumps({"budget": {"for_people": False, "action": "undecided"}})
+    within = json.dumps({"budget": {"for_people": True, "action": "people"}})
+    with Store.open(ws) as s:
+        s.upsert_docs([Doc("d30", "x"), Doc("d31", "y")])
+        s.put_judgments([escalation("q1", "d30", over), escalation("q1", "d31", within)])
+        sync_tasks(s, attention_share=0.0)
+        kinds = dict(((q, d), k) for q, d, k in s.query("SELECT qid, docid, kind FROM annot_tasks"))
+    assert ("q1", "d30") not in kinds
+    assert kinds[("q1", "d31")] == "escalation"

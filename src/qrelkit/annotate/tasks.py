@@ -64,7 +64,10 @@ def sync_tasks(store, votes_needed: int = 3, attention_share: float = 0.1, seed:
     esc = store.query(
         "SELECT DISTINCT j.qid, j.docid, COALESCE(c.best_rank, 1000000000) AS r FROM judgments j "
         "LEFT JOIN cases c ON c.qid=j.qid AND c.docid=j.docid "
-        "WHERE j.status IN ('escalate', 'error') AND j.method != 'people' ORDER BY j.qid, r, j.docid"
+        "WHERE j.status IN ('escalate', 'error') AND j.method != 'people' "
+        # escalations over the --budget cap are not for people (see judges.budget)
+        "AND COALESCE(json_extract(j.provenance, '$.budget.for_people'), 1) != 0 "
+        "ORDER BY j.qid, r, j.docid"
     )
     people = store.query(
         "SELECT qid, docid FROM cases WHERE share='people' AND judged=0 ORDER BY qid, best_rank, docid"

@@ -1,0 +1,323 @@
+"""The two jobs users come with, as resumable functions.
+
+``fill``: complete an existing collection. pool (depth k) -> holes ->
+(optional prefilter) -> judge -> escalations to people (the app) or to the LLM
+adjudicator (``auto``) -> merge -> evaluate -> report.
+
+``build``: a new collection by hybrid pooling. pool -> the top-k_human of each
+run goes to people (the app) -> narratives induced from their labels -> the
+rest judged (default ``narrative``) -> merge -> evaluate -> report.
+
+Each step reads and writes the workspace store and is idempotent, so calling
+the job again after an interruption (or after people have voted) continues
+where it stopped: finished cases are not judged again and cached calls cost
+nothing. A job that needs people stops with ``state="waiting"`` and a
+message saying which command serves the app.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from qrelkit import __version__
+from qrelkit.errors import UsageError
+from qrelkit.plan import Plan
+from qrelkit.store import Store
+
+MERGED_QRELS = "qrels.merged.txt"
+REPORT = "report.html"
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """What a job did and where it stands; ``state`` is ``done`` or ``waiting``."""
+
+    job: str
+    workspace: Path
+    state: str
+    message: str
+    method: Optional[str] = None
+    model: Optional[str] = None
+    pool: dict = field(default_factory=dict, hash=False)
+    judge: dict = field(default_factory=dict, hash=False)
+    people: dict = field(default_factory=dict, hash=False)
+    merged: dict = field(default_factory=dict, hash=False)
+    qrels: Optional[Path] = None
+    report: Optional[Path] = None
+    evaluation: dict = field(default_factory=dict, hash=False)
+
+    def to_dict(self) -> dict:
+        return {
+            "job": self.job, "workspace": str(self.workspace), "state": self.state, "message": self.message,
+            "method": self.method, "model": self.model, "pool": self.pool, "judge": self.judge,
+            "people": self.people, "merged": self.merged,
+            "qrels": str(self.qrels) if self.qrels else None,
+            "report": str(self.report) if self.report else None, "evaluation": self.evaluation,
+        }
+
+
+def default_method(job: str, model: str) -> str:
+    """The embedded model can only score likelihoods reliably (its yes/no and JSON
+    answers are at chance); a served model debates when filling holes and
+    judges with induced narratives when building from people's labels."""
+    from qrelkit.judges import is_local_model
+
+    if is_local_model(model):
+        return "likelihood(threshold=auto)"
+    return "debate" if job == "fill" else "narrative"
+
+
+def _with_auto_adjudicator(spec: str) -> str:
+    """``--auto`` hands persistent disagreements to the LLM adjudicator, unless
+    the spec already says who settles them."""
+    from qrelkit.judges import parse_spec
+
+    parts = spec.split("+")
+    main = parts[-1]
+    parsed = parse_spec(main)
+    if parsed.name == "debate" and "adjudicator=" not in main.replace(" ", ""):
+        inner = main[main.index("(") + 1: main.rindex(")")].strip() if "(" in main else ""
+        main = f"debate({inner + ', ' if inner else ''}adjudicator=llm)"
+    return "+".join([*parts[:-1], main])
+
+
+def _client(plan: Plan, store: Store, read_cache: bool = True):
+    from qrelkit.llm import make_client
+
+    prices = {m: {"input": i, "output": o} for m, i, o in plan.prices} or None
+    opts = {"concurrency": plan.concurrency, "read_cache": read_cache}
+    if prices:
+        opts["prices"] = prices
+    return make_client(plan.model, store=store, **opts)
+
+
+def _people_waiting(store: Store) -> dict:
+    """Escalations meant for people and the people's share, without a people's label yet."""
+    from qrelkit.judges.runner import for_people
+
+    human = {(q, d) for q, d in store.query("SELECT qid, docid FROM judgments WHERE source='human'")}
+    esc = {
+        (j.qid, j.docid)
+        for status in ("escalate", "error")
+        for j in store.judgments(status=status)
+        if for_people(j) and (j.qid, j.docid) not in human
+    }
+    share = {(c.qid, c.docid) for c in store.cases(share="people", judged=False)} - human
+    return {"escalations": len(esc), "people_share": len(share), "waiting": len(esc | share)}
+
+
+def _serve_hint(ws: Path) -> str:
+    return (
+        f"add annotators with `qrelkit annotate users add NAME -w {ws}`, serve the app with "
+        f"`qrelkit annotate serve -w {ws}`, then run this command again to continue"
+    )
+
+
+def _judge(store: Store, plan: Plan, method: str, share: str, budget: Optional[str], read_cache: bool,
+           progress: Optional[Callable] = None) -> dict:
+    from qrelkit.judges.runner import arun_judging
+
+    async def go():
+        client = _client(plan, store, read_cache)
+        try:
+            return await arun_judging(
+                store, method, client, task=plan.task, share=share, limit=plan.limit,
+                concurrency=plan.concurrency, budget=budget, progress=progress, threshold=plan.threshold,
+            )
+        finally:
+            await client.aclose()
+
+    summary = asyncio.run(go())
+    return summary.as_dict()
+
+
+def _finish(store: Store, ws: Path, job: str, plan: Plan, method: str, model: str, report: bool,
+            threshold: int) -> tuple[dict, Path, Optional[Path], dict]:
+    from qrelkit.merge import merge, write_merged
+
+    result = merge(store, method=method, model=model)
+    out = ws / MERGED_QRELS
+    write_merged(result, out)
+    report_path = None
+    evaluation: dict = {}
+    if report:
+        from qrelkit.report.report import report_from_workspace
+
+        files = report_from_workspace(ws, ws / REPORT, threshold=threshold)
+        report_path = files.html
+        evaluation = _evaluation_summary(files.json)
+    return result.counts(), out, report_path, evaluation
+
+
+def _evaluation_summary(report_json: Path) -> dict:
+    """The before/after headline numbers, read back from the report's JSON twin."""
+    try:
+        data = json.loads(Path(report_json).read_text())
+    except (OSError, ValueError):
+        return {}
+    scores = data.get("scores") or {}
+    comp = scores.get("comparison") or {}
+    out: dict = {"measure": scores.get("measure")} if scores.get("available") else {}
+    for key in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
+        if key in comp:
+            out[key] = comp[key]
+    holes = data.get("holes") or {}
+    if holes.get("available"):
+        out["mean_hole_rate"] = holes.get("mean_hole_rate")
+    return out
+
+
+def fill_task(store: Store, task: str) -> str:
+    """``auto`` for fill: new labels must be on the collection's own scale, so a
+    graded collection (some grade > 1) gets the graded task even when its
+    topics carry answers; a binary one gets the answer task when every topic
+    has answers, else graded (whose binary label is what merge writes)."""
+    if task != "auto":
+        return task
+    grades = set(store.qrels().values())
+    if grades and max(grades) > 1:
+        return "graded"
+    topics = store.topics()
+    return "answer" if topics and all(t.answers for t in topics.values()) else "graded"
+
+
+def _record_plan(store: Store, job: str, plan: Plan) -> None:
+    store.set_meta("plan", {"job": job, "plan": plan.to_dict(), "qrelkit_version": __version__})
+
+
+def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool, on_docs=None) -> dict:
+    from qrelkit.workspace import load_collection
+
+    if plan.topics and plan.docs:
+        if need_qrels and not plan.qrels and not store.qrels():
+            raise UsageError("fill completes an existing collection: pass --qrels (or use `qrelkit build`)")
+        return load_collection(store, plan.topics, plan.docs, plan.qrels, plan.runs, on_docs=on_docs)
+    if not store.topics():
+        raise UsageError(
+            f"{store.workspace}: empty workspace; pass --topics, --docs{', --qrels' if need_qrels else ''} "
+            "and --runs (or a --plan file)"
+        )
+    if plan.runs:
+        raise UsageError("--runs needs --topics and --docs as well (or init the workspace first)")
+    return {}
+
+
+def fill(
+    workspace: Path | str,
+    plan: Optional[Plan] = None,
+    *,
+    auto: bool = False,
+    report: bool = True,
+    read_cache: bool = True,
+    progress: Optional[Callable] = None,
+    **options,
+) -> JobResult:
+    """Complete an existing collection (see module docstring).
+
+    ``options`` override the plan: topics, docs, qrels, runs, depth, method,
+    model, task, budget, concurrency, prefilter, limit, threshold. The people's
+    share is empty in this job (``human_depth`` 0): every hole goes to the judge,
+    and people only see what the judge escalates.
+    """
+    plan = (plan or Plan()).override(**options)
+    ws = Path(workspace)
+    with Store.create(ws) as store:
+        _record_plan(store, "fill", plan)
+        _ensure_loaded(store, plan, need_qrels=True)
+        from qrelkit.workspace import pool_workspace
+
+        pool = pool_workspace(store, depth=plan.depth, human_depth=0)
+        plan = plan.override(task=fill_task(store, plan.task))
+        method = plan.method or default_method("fill", plan.model)
+        if plan.prefilter:
+            method = f"{plan.prefilter}+{method}"
+        if auto:
+            method = _with_auto_adjudicator(method)
+        judge = _judge(store, plan, method, "llm", plan.budget, read_cache, progress)
+        method_id, model_id = judge["method"], judge["model"]
+        waiting = _people_waiting(store)
+        if waiting["waiting"] and not auto:
+            from qrelkit.annotate.tasks import sync_tasks
+
+            sync_tasks(store)
+            msg = f"{waiting['waiting']} cases wait for people; " + _serve_hint(ws)
+            return JobResult("fill", ws, "waiting", msg, method_id, model_id, pool, judge, waiting)
+        merged, out, rep, evaluation = _finish(store, ws, "fill", plan, method_id, model_id, report, plan.threshold)
+    msg = f"merged qrels in {out}" + (f"; report in {rep}" if rep else "")
+    return JobResult("fill", ws, "done", msg, method_id, model_id, pool, judge, waiting, merged, out, rep, evaluation)
+
+
+def build(
+    workspace: Path | str,
+    plan: Optional[Plan] = None,
+    *,
+    auto: bool = False,
+    report: bool = True,
+    read_cache: bool = True,
+    progress: Optional[Callable] = None,
+    **options,
+) -> JobResult:
+    """A new collection by hybrid pooling (see module docstring).
+
+    People judge the top ``human_depth`` of every run through the app; once
+    their labels are in, the rest of the pool is judged by ``method`` (default
+    ``narrative``: relevance narratives induced from the people's labels).
+    """
+    plan = (plan or Plan()).override(**options)
+    ws = Path(workspace)
+    with Store.create(ws) as store:
+        _record_plan(store, "build", plan)
+        _ensure_loaded(store, plan, need_qrels=False)
+        from qrelkit.workspace import pool_workspace
+
+        pool = pool_workspace(store, depth=plan.depth, human_depth=plan.human_depth)
+        from qrelkit.annotate.tasks import sync_tasks
+
+        waiting = _people_waiting(store)
+        if waiting["people_share"]:
+            sync_tasks(store)
+            msg = f"{waiting['people_share']} cases of the people's share wait for people; " + _serve_hint(ws)
+            return JobResult("build", ws, "waiting", msg, None, None, pool, {}, waiting)
+        method = plan.method or default_method("build", plan.model)
+        if plan.prefilter:
+            method = f"{plan.prefilter}+{method}"
+        if auto:
+            method = _with_auto_adjudicator(method)
+        judge = _judge(store, plan, method, "llm", plan.budget, read_cache, progress)
+        method_id, model_id = judge["method"], judge["model"]
+        waiting = _people_waiting(store)
+        if waiting["waiting"] and not auto:
+            sync_tasks(store)
+            msg = f"{waiting['waiting']} escalated cases wait for people; " + _serve_hint(ws)
+            return JobResult("build", ws, "waiting", msg, method_id, model_id, pool, judge, waiting)
+        merged, out, rep, evaluation = _finish(store, ws, "build", plan, method_id, model_id, report, plan.threshold)
+    msg = f"merged qrels in {out}" + (f"; report in {rep}" if rep else "")
+    return JobResult("build", ws, "done", msg, method_id, model_id, pool, judge, waiting, merged, out, rep, evaluation)
+
+
+def recovered(merged_qrels: Path | str, partial_qrels: Path | str, full_qrels: Path | str, threshold: int = 2) -> dict:
+    """How many of the labels hidden from ``partial`` (but known in ``full``)
+    were filled, and how well: the demo's and leave-out experiments' scorecard."""
+    from qrelkit.data import load_qrels
+
+    merged = load_qrels(str(merged_qrels)).pairs
+    partial = load_qrels(str(partial_qrels)).pairs
+    full = load_qrels(str(full_qrels)).pairs
+    hidden = {k: g for k, g in full.items() if k not in partial}
+    filled = {k: merged[k] for k in hidden if k in merged}
+    hidden_rel = {k for k, g in hidden.items() if g >= threshold}
+    tp = sum(1 for k in hidden_rel if filled.get(k, -1) >= threshold)
+    fp = sum(1 for k, g in filled.items() if g >= threshold and hidden[k] < threshold)
+    tn = sum(1 for k, g in filled.items() if g < threshold and hidden[k] < threshold)
+    neg = sum(1 for k in filled if hidden[k] < threshold)
+    rel_filled = sum(1 for k in filled if hidden[k] >= threshold)
+    recall = tp / len(hidden_rel) if hidden_rel else None
+    spec = tn / neg if neg else None
+    bal = (tp / rel_filled + spec) / 2 if rel_filled and spec is not None else None
+    return {
+        "hidden": len(hidden), "hidden_relevant": len(hidden_rel), "filled": len(filled),
+        "recovered_relevant": tp, "false_relevant": fp, "recall": recall, "balanced_accuracy": bal,
+    }
