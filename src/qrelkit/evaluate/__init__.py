@@ -49,3 +49,21 @@ __all__ = [
     "Stability", "assessors_as_rankers", "stability",
     "DEFAULT_MEASURES", "TopicScores", "evaluate_runs", "evaluate_versions", "resolve_measures", "score_shifts",
 ]
+
+
+# `qrelkit.evaluate(runs, qrels)` is the notebook API (qrelkit.api.evaluate),
+# but `qrelkit.evaluate` is also this package: once any submodule is imported,
+# Python binds the package to that name. Making the package callable keeps
+# both meanings working, whatever was imported first.
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
+
+class _CallablePackage(_types.ModuleType):
+    def __call__(self, *args, **kwargs):
+        from qrelkit.api import evaluate as _evaluate
+
+        return _evaluate(*args, **kwargs)
+
+
+_sys.modules[__name__].__class__ = _CallablePackage

@@ -1,0 +1,115 @@
+"""The notebook-facing API: the jobs and the evaluation as plain functions.
+
+Everything here is a thin layer over the same library functions the command
+line uses, returning plain objects or pandas DataFrames.
+
+>>> import qrelkit
+>>> d = qrelkit.demo_paths()
+>>> runs = qrelkit.read_runs([str(p) for p in d.runs])
+>>> df = qrelkit.evaluate(runs, d.qrels, measures=["nDCG@10", "Judged@10"])
+>>> sorted(df.columns)
+['Judged@10', 'nDCG@10']
+>>> float(df.loc["bm25", "Judged@10"])
+1.0
+>>> h = qrelkit.holes(runs, d.qrels)
+>>> h["pooled"] > h["holes"] > 0
+True
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+QrelsLike = Union[str, Path, Mapping, Iterable]
+
+
+def _pairs(qrels: QrelsLike) -> dict:
+    from qrelkit.data import as_pairs, load_qrels
+
+    if isinstance(qrels, (str, Path)):
+        return dict(load_qrels(str(qrels)).pairs)
+    return dict(as_pairs(qrels))
+
+
+def _runs(runs: Any) -> list:
+    from qrelkit.data import read_runs
+
+    if isinstance(runs, (str, Path)):
+        return read_runs([str(runs)])
+    runs = list(runs)
+    if runs and isinstance(runs[0], (str, Path)):
+        return read_runs([str(r) for r in runs])
+    return runs
+
+
+def evaluate(
+    runs: Any,
+    qrels: QrelsLike,
+    measures: Optional[Sequence[str]] = None,
+    threshold: int = 2,
+    judged_only: bool = False,
+):
+    """Mean scores per system as a DataFrame (rows: systems, columns: measures).
+
+    ``runs``: paths (files, folders, globs) or runs from :func:`read_runs`;
+    ``qrels``: a path, a ``{(qid, docid): grade}`` mapping or Qrel records.
+    Measures are ir_measures names; binary ones use ``threshold``."""
+    import pandas as pd
+
+    from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_runs
+
+    scores = evaluate_runs(_runs(runs), _pairs(qrels), measures or DEFAULT_MEASURES, threshold, judged_only)
+    data = {m: scores.means(m) for m in scores.measures}
+    return pd.DataFrame(data, index=pd.Index(scores.systems, name="system"))
+
+
+def holes(runs: Any, qrels: QrelsLike, depth: int = 10) -> dict:
+    """Pooled pairs, holes and per-run Judged@k / Hole@k (the `qrelkit holes --json` object)."""
+    from qrelkit.pool import holes_report
+    from qrelkit.types import Qrel
+
+    pairs = _pairs(qrels)
+    return holes_report(_runs(runs), [Qrel(q, d, g) for (q, d), g in pairs.items()], depth=depth)
+
+
+def fill(workspace: Union[str, Path], plan: Union[str, Path, None] = None, *, auto: bool = False, **options):
+    """Complete an existing collection; see :func:`qrelkit.jobs.fill`. ``plan`` may be a TOML path."""
+    from qrelkit import jobs
+    from qrelkit.plan import load_plan
+
+    return jobs.fill(workspace, load_plan(plan) if plan else None, auto=auto, **options)
+
+
+def build(workspace: Union[str, Path], plan: Union[str, Path, None] = None, *, auto: bool = False, **options):
+    """Build a new collection by hybrid pooling; see :func:`qrelkit.jobs.build`."""
+    from qrelkit import jobs
+    from qrelkit.plan import load_plan
+
+    return jobs.build(workspace, load_plan(plan) if plan else None, auto=auto, **options)
+
+
+def judgments(workspace: Union[str, Path]):
+    """A workspace's judgments (every method, people included) as a DataFrame."""
+    import dataclasses
+
+    import pandas as pd
+
+    from qrelkit.store import Store
+
+    with Store.open(workspace) as store:
+        rows = [dataclasses.asdict(j) for j in store.judgments()]
+    return pd.DataFrame(rows)
+
+
+def merged_qrels(workspace: Union[str, Path], method: Optional[str] = None, model: Optional[str] = None):
+    """The merged qrels (original, people, judge) with provenance, as a DataFrame."""
+    import dataclasses
+
+    import pandas as pd
+
+    from qrelkit.merge import merge
+    from qrelkit.store import Store
+
+    with Store.open(workspace) as store:
+        result = merge(store, method=method, model=model)
+    return pd.DataFrame([dataclasses.asdict(m) for m in result.labels])
