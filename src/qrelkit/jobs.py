@@ -146,6 +146,9 @@ def _finish(store: Store, ws: Path, job: str, plan: Plan, method: str, model: st
     if report:
         from qrelkit.report.report import report_from_workspace
 
+        # binary qrels (0/1, e.g. the answer task's) are relevant at 1, whatever the graded default
+        if result.labels and max(label.grade for label in result.labels) <= 1:
+            threshold = 1
         files = report_from_workspace(ws, ws / REPORT, threshold=threshold)
         report_path = files.html
         evaluation = _evaluation_summary(files.json)
