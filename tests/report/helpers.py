@@ -36,6 +36,7 @@ def build_workspace(ws: Path, seed: int = 0) -> Path:
     original = {p: g for i, p in enumerate(pairs) if i % 3 != 0 for g in [full[p]]}
     holes = [p for p in pairs if p not in original]
     with Store.create(ws) as store:
+        store.set_meta("plan", {"job": "fill", "plan": {"depth": 7, "method": "debate"}, "qrelkit_version": "0.1.0"})
         store.upsert_topics(Topic(f"q{i}", f"topic {i}") for i in range(5))
         store.upsert_qrels(Qrel(q, d, g) for (q, d), g in original.items())
         for r in runs:

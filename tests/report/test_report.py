@@ -21,7 +21,7 @@ from qrelkit.store import Store
 from .helpers import build_workspace, random_collection
 
 SECTIONS = ["System scores", "Holes", "Pool saturation", "Agreement", "Escalations", "Cost and calls", "Narratives",
-            "Provenance"]
+            "Provenance", "Plan and version"]
 
 
 def assert_self_contained(html: str) -> None:
@@ -113,6 +113,8 @@ def test_workspace_report_through_the_cli(workspace, tmp_path):
     agreement = data["agreement"]["results"][0]
     assert agreement["escalation_ratio"] == pytest.approx(len(esc) / sum(1 for j in judgments if j.source != "human"))
     assert "&lt;script&gt;" in html  # the narrative is escaped
+    assert data["plan"]["job"] == "fill" and data["plan"]["settings"]["depth"] == 7
+    assert data["qrelkit_version"] and 'id="plan-table"' in html
 
 
 def test_agree_with_a_workspace(workspace):

@@ -76,6 +76,8 @@ class ReportInputs:
     provenance: tuple[tuple[str, int], ...] = ()  # (source or status, count)
     circularity: tuple = ()  # CircularityWarning
     notes: tuple[str, ...] = ()
+    plan: Optional[dict] = None  # the job's plan as stored in the workspace (see qrelkit.plan)
+    version: str = ""  # the qrelkit version that wrote the report
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,10 @@ def build_report(inp: ReportInputs) -> dict:
         else _section(None, "no labels yet"),
         "circularity": [{**w.__dict__, "message": w.message()} for w in inp.circularity],
         "notes": list(inp.notes),
+        "plan": _section({"job": inp.plan.get("job"), "settings": inp.plan.get("plan", {}),
+                          "written_by": inp.plan.get("qrelkit_version")}, "")
+        if inp.plan else _section(None, "no plan recorded (commands were run one by one)"),
+        "qrelkit_version": inp.version or _version(),
     }
 
 
@@ -320,6 +326,7 @@ def report_from_workspace(
         judgments = store.judgments()
         run_rows = store.runs()
         narratives = tuple((q, d.get("narrative", "")) for q, d in store.narratives().items())
+        plan = store.get_meta("plan")
         command_runs = store.command_runs()
         merged_result = merge(store) if judgments else None
     merged = ({(m.qid, m.docid): m.grade for m in merged_result.labels} if merged_result is not None
@@ -391,8 +398,15 @@ def report_from_workspace(
         provenance=_provenance(merged_result, original, judgments),
         circularity=circ,
         notes=tuple(notes),
+        plan=plan,
     )
     return write_report(inputs, out)
+
+
+def _version() -> str:
+    from qrelkit import __version__
+
+    return __version__
 
 
 def _workspace_runs(run_rows: Sequence[tuple], notes: list[str]) -> list:
