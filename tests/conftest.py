@@ -1,25 +1,8 @@
-"""Shared test fixtures.
-
-Real-data tests read ../shared/data (relative to the repository root) and skip
-with a clear message when it is absent: a fresh clone outside this workspace
-has no such folder.
-"""
+"""Shared test fixtures (the real-data helper lives in shared_data.py)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
-
-
-def shared_data_path(*parts: str) -> Path:
-    """The path under ../shared/data, or a skip when the data is not there."""
-    p = SHARED_DATA.joinpath(*parts)
-    if not p.exists():
-        pytest.skip(f"real data not available: {p} is absent (it lives in ../shared/data beside the repository)")
-    return p
+from shared_data import shared_data_path
 
 
 @pytest.fixture

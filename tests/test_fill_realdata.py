@@ -17,7 +17,7 @@ from qrelkit.evaluate.systems import evaluate_runs
 from qrelkit.jobs import fill, recovered
 from qrelkit.types import Qrel
 
-from conftest import shared_data_path
+from shared_data import shared_data_path
 
 pytestmark = [pytest.mark.model, pytest.mark.realdata]
 
