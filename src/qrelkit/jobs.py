@@ -208,6 +208,30 @@ def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool, on_docs=None) -> 
     return {}
 
 
+def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict, auto: bool, report: bool,
+                        read_cache: bool, progress: Optional[Callable]) -> JobResult:
+    """The steps both jobs share once the pool is ready: judge the LLM's share,
+    stop for people if anything waits for them (unless ``auto``), else merge,
+    evaluate and report."""
+    method = plan.method or default_method(job, plan.model)
+    if plan.prefilter:
+        method = f"{plan.prefilter}+{method}"
+    if auto:
+        method = _with_auto_adjudicator(method)
+    judge = _judge(store, plan, method, "llm", plan.budget, read_cache, progress)
+    method_id, model_id = judge["method"], judge["model"]
+    waiting = _people_waiting(store)
+    if waiting["waiting"] and not auto:
+        from qrelkit.annotate.tasks import sync_tasks
+
+        sync_tasks(store)
+        msg = f"{waiting['waiting']} cases wait for people; " + _serve_hint(ws)
+        return JobResult(job, ws, "waiting", msg, method_id, model_id, pool, judge, waiting)
+    merged, out, rep, evaluation = _finish(store, ws, job, plan, method_id, model_id, report, plan.threshold)
+    msg = f"merged qrels in {out}" + (f"; report in {rep}" if rep else "")
+    return JobResult(job, ws, "done", msg, method_id, model_id, pool, judge, waiting, merged, out, rep, evaluation)
+
+
 def fill(
     workspace: Path | str,
     plan: Optional[Plan] = None,
@@ -234,23 +258,7 @@ def fill(
 
         pool = pool_workspace(store, depth=plan.depth, human_depth=0)
         plan = plan.override(task=fill_task(store, plan.task))
-        method = plan.method or default_method("fill", plan.model)
-        if plan.prefilter:
-            method = f"{plan.prefilter}+{method}"
-        if auto:
-            method = _with_auto_adjudicator(method)
-        judge = _judge(store, plan, method, "llm", plan.budget, read_cache, progress)
-        method_id, model_id = judge["method"], judge["model"]
-        waiting = _people_waiting(store)
-        if waiting["waiting"] and not auto:
-            from qrelkit.annotate.tasks import sync_tasks
-
-            sync_tasks(store)
-            msg = f"{waiting['waiting']} cases wait for people; " + _serve_hint(ws)
-            return JobResult("fill", ws, "waiting", msg, method_id, model_id, pool, judge, waiting)
-        merged, out, rep, evaluation = _finish(store, ws, "fill", plan, method_id, model_id, report, plan.threshold)
-    msg = f"merged qrels in {out}" + (f"; report in {rep}" if rep else "")
-    return JobResult("fill", ws, "done", msg, method_id, model_id, pool, judge, waiting, merged, out, rep, evaluation)
+        return _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
 
 
 def build(
@@ -284,21 +292,7 @@ def build(
             sync_tasks(store)
             msg = f"{waiting['people_share']} cases of the people's share wait for people; " + _serve_hint(ws)
             return JobResult("build", ws, "waiting", msg, None, None, pool, {}, waiting)
-        method = plan.method or default_method("build", plan.model)
-        if plan.prefilter:
-            method = f"{plan.prefilter}+{method}"
-        if auto:
-            method = _with_auto_adjudicator(method)
-        judge = _judge(store, plan, method, "llm", plan.budget, read_cache, progress)
-        method_id, model_id = judge["method"], judge["model"]
-        waiting = _people_waiting(store)
-        if waiting["waiting"] and not auto:
-            sync_tasks(store)
-            msg = f"{waiting['waiting']} escalated cases wait for people; " + _serve_hint(ws)
-            return JobResult("build", ws, "waiting", msg, method_id, model_id, pool, judge, waiting)
-        merged, out, rep, evaluation = _finish(store, ws, "build", plan, method_id, model_id, report, plan.threshold)
-    msg = f"merged qrels in {out}" + (f"; report in {rep}" if rep else "")
-    return JobResult("build", ws, "done", msg, method_id, model_id, pool, judge, waiting, merged, out, rep, evaluation)
+        return _judge_merge_report("build", store, ws, plan, pool, auto, report, read_cache, progress)
 
 
 def recovered(merged_qrels: Path | str, partial_qrels: Path | str, full_qrels: Path | str, threshold: int = 2) -> dict:
