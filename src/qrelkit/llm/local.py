@@ -35,6 +35,7 @@ Why it is written this way:
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.metadata
 import json
 import os
@@ -68,6 +69,21 @@ _LOGIT_CHUNK = 64  # rows of logits requested per decode when scoring; bounds me
 
 _models: dict[str, "_Loaded"] = {}
 _models_lock = threading.Lock()
+
+
+def _close_models() -> None:
+    """Free the shared models while the interpreter is still whole: left to
+    llama_cpp's __del__ at shutdown, freeing prints an ignored TypeError."""
+    with _models_lock:
+        for m in _models.values():
+            try:
+                m.llm.close()
+            except Exception:  # noqa: BLE001  shutdown must not fail over a model already freed
+                pass
+        _models.clear()
+
+
+atexit.register(_close_models)
 
 
 def default_model_path() -> Path:
