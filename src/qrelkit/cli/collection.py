@@ -100,8 +100,9 @@ def holes(
 
     if workspace is None and (not runs or qrels is None):
         raise UsageError("pass -w/--workspace, or both --runs and --qrels")
-    run_list = read_runs(list(runs)) if runs else None
-    qrel_list = list(read_qrels(str(qrels))) if qrels else None
+    with console.status("reading runs and qrels"):
+        run_list = read_runs(list(runs)) if runs else None
+        qrel_list = list(read_qrels(str(qrels))) if qrels else None
     if workspace is not None and (run_list is None or qrel_list is None):
         from qrelkit.store import Store
 
