@@ -132,3 +132,17 @@ def test_holes_new_relevant_and_saturation():
     assert res["runs"]["monot5"]["NewRel@10"] == pytest.approx(sum(fracs) / len(fracs))
     assert res["runs"]["bm25"]["NewRel@10"] == 0
     assert res["saturation"]["orders"] == 3 and len(res["saturation"]["growth"]) == 6
+
+
+def test_pool_exports_the_case_list(demo_ws, tmp_path):
+    from qrelkit.pool import read_cases
+
+    out = tmp_path / "cases.jsonl"
+    res = json.loads(qk("pool", "-w", demo_ws, "--human-depth", "3", "--out", out, "--json").stdout)
+    cases = list(read_cases(out))
+    assert res["cases_file"] == str(out) and len(cases) == res["pooled"]
+    with Store.open(demo_ws) as s:
+        assert cases == s.cases()
+    tsv = tmp_path / "cases.tsv"
+    qk("pool", "-w", demo_ws, "--human-depth", "3", "--out", tsv)
+    assert list(read_cases(tsv)) == cases

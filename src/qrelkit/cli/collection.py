@@ -63,6 +63,9 @@ def pool(
         3, "--human-depth", min=0,
         help="Hybrid split: pairs at rank <= this in any run are the people's share (0 = no people's share; 3 is the published default).",
     ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Also write the case list (qid, docid, share, runs, best rank, judged) to a .tsv or .jsonl file."
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """Pool the workspace's runs into cases (holes = pooled pairs without a label)."""
@@ -71,7 +74,13 @@ def pool(
 
     ws = require_workspace(workspace)
     with Store.open(ws) as store:
-        out = pool_workspace(store, depth=depth, human_depth=human_depth)
+        counts = pool_workspace(store, depth=depth, human_depth=human_depth)
+        if out is not None:
+            from qrelkit.pool import write_cases
+
+            counts["cases_file"] = str(out)
+            write_cases(out, store.cases())
+    out = counts
     no_text = out["no_text"]
     if no_text:
         console.print(f"[yellow]{no_text} pooled docs have no text in the workspace; they cannot be judged[/]")
