@@ -95,8 +95,12 @@ def test_method_runs_on_the_embedded_model_with_complete_provenance(workspace, m
             assert prov["likelihood"]["score"] is not None or j.status == "error"
         if j.status == "error":
             assert prov["reason"]
-    # a second run finds nothing to do and makes no calls
+    # a second run retries only the error verdicts (a slow machine can time a call
+    # out); finished cases are not judged again, and with no errors nothing is called
+    errors = sum(1 for j in js if j.status == "error")
     again = run_judging(
         workspace, method, make_client("local", store=workspace), task="graded", share="judged"
     )
-    assert again.new == 0 and again.calls == 0
+    assert again.new == errors
+    if errors == 0:
+        assert again.calls == 0

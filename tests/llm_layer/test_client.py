@@ -573,3 +573,13 @@ def test_the_httpx_path_behaves_the_same(server, monkeypatch):
     server.script(faults=["404"])
     res = run(client_for(server).complete(MSGS))
     assert not res.ok and "HTTP 404" in res.error
+
+
+def test_local_model_waits_long_by_default():
+    from qrelkit.llm import make_client
+    from qrelkit.llm.spec import LOCAL_TIMEOUT
+
+    # an in-process call cannot be cancelled, so the local default is long; explicit values win
+    assert make_client("local").timeout == LOCAL_TIMEOUT >= 300
+    assert make_client("local", timeout=5).timeout == 5
+    assert make_client("openai:m@http://127.0.0.1:9/v1").timeout == 60.0

@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl, urlsplit
 from qrelkit.errors import UsageError
 
 JSON_MODES = ("schema", "object", "prompt")
+LOCAL_TIMEOUT = 600.0
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 _EXAMPLES = "expected 'local', 'local:/path/model.gguf' or 'openai:MODEL@http://host:port/v1[,URL2...][?json=schema|object|prompt&score=echo]'"
 
@@ -170,4 +171,9 @@ def make_client(spec: str, store: Any = None, **client_opts: Any) -> Any:
     from qrelkit.llm.client import Client
 
     backend = make_backend(spec, concurrency=int(client_opts.get("concurrency", 8)))
+    if parse_spec(spec).kind == "local":
+        # An in-process call cannot be cancelled (its thread runs on), so a
+        # timeout only turns slow work into errors; on a loaded 2-core machine
+        # one call can take tens of seconds. Wait long by default.
+        client_opts.setdefault("timeout", LOCAL_TIMEOUT)
     return Client(backend, store=store, **client_opts)
