@@ -2,6 +2,12 @@
 
     python benchmarks/judges.py --methods likelihood zero-shot debate [--n 200] [--seed 0]
                                 [--model local | openai:MODEL@URL] [--data ../shared/data/llmjudge-dev]
+    python benchmarks/judges.py --experiment learning [--topics 3] [--max-cases 6] [--measure nDCG@10]
+                                [--data ../shared/data/trec-dl-2019] [--methods ...] [--budgets ...]
+
+``--experiment audit`` (the default) is described first; ``hybrid``, ``budget``
+and ``learning`` (both, in one workspace so the LLM cache is shared) are the
+experiments of the judges that learn from people, described after it.
 
 Default sample: a stratified, seeded sample of ``--n`` pairs (equal shares of
 grades 0-3 where the collection has enough) from the LLMJudge dev split
@@ -17,6 +23,31 @@ escalation ratio, Cohen's kappa (binary, over decided cases), calls/case,
 tokens/case, seconds/case and $/case. Escalations and errors are undecided:
 they count in the escalation ratio and are left out of the agreement numbers
 (with people in the loop they would be labelled by people).
+
+Hybrid pool (``--experiment hybrid``, TREC DL 2019 by default: topics.tsv,
+qrels.txt, passages.jsonl, runs/official/*.run.gz): the official runs are
+pooled at depth 10; the top 3 of every run is the people's share, labelled
+with the NIST qrels (these are the workspace's human labels, which icl,
+narrative and confidence learn from); the rest of the pool is the LLM's
+share, judged by each method. The LLM share is thousands of pairs, so
+``--topics N`` (seeded sample of topics) and ``--max-cases M`` (seeded sample
+of each sampled topic's LLM share) subsample it; the output says so. Per
+method: balanced accuracy of the labels the method decided (``auto``), of
+the subsample's hybrid labels (escalations settled by people, i.e. NIST), the
+per-topic F1 of the hybrid labels averaged over topics, and the Matthews
+correlation of significance decisions (all run pairs, ``--measure``,
+two-sided paired Wilcoxon, Benjamini-Hochberg) between the hybrid qrels and
+the NIST qrels over *all* topics, where the hybrid qrels are NIST labels for
+the depth-10 pool except the subsample, which gets the method's labels. With
+a small subsample the MCC can only move a little; it is there so that a run
+on the full LLM share (no ``--topics``/``--max-cases``) reports the real thing.
+A reference row gives NIST labels on the whole depth-10 pool.
+
+Budget curve (``--experiment budget``): ``confidence`` at budgets 3.5%,
+12.5%, 25% and 50% (``--budgets``) on the same subsample, in simulation mode
+with the NIST qrels as the oracle that answers escalations; balanced accuracy
+of the auto-labelled cases against the escalation ratio, next to debate's
+single point (its consensus cases against its escalations).
 """
 
 from __future__ import annotations
@@ -32,6 +63,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "llmjudge-dev"
+DL19 = ROOT.parent / "shared" / "data" / "trec-dl-2019"
+HYBRID_METHODS = [
+    "zero-shot",
+    "icl(k=1)",
+    "icl(k=2)",
+    "icl(k=3)",
+    "narrative",
+    "narrative(icl=2)",
+    "debate(rounds=1)",
+    "debate(rounds=1,narrative=true)",
+]
+BUDGETS = ["3.5%", "12.5%", "25%", "50%"]
 
 
 def read_collection(data: Path):
@@ -86,7 +129,21 @@ def metrics(gold: dict, judged: dict, threshold: int = 2) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--methods", nargs="+", default=["likelihood"])
+    ap.add_argument(
+        "--experiment", choices=("audit", "hybrid", "budget", "learning"), default="audit",
+        help="audit: methods on a labelled sample; hybrid / budget / learning (both): see above",
+    )
+    ap.add_argument("--methods", nargs="+", default=None, help="judge specs (defaults depend on the experiment)")
+    ap.add_argument("--topics", type=int, default=None, help="hybrid/budget: sample this many topics")
+    ap.add_argument("--max-cases", type=int, default=None, help="hybrid/budget: at most this many LLM-share cases per topic")
+    ap.add_argument("--measure", default="nDCG@10", help="hybrid: measure of the significance tests (nDCG@10 or AP@1000)")
+    ap.add_argument("--budgets", nargs="+", default=BUDGETS, help="budget: confidence budgets")
+    ap.add_argument(
+        "--curve", nargs="+",
+        default=["confidence(score=likelihood,batch=4,calib=100)", "confidence(score=yesno,batch=4,calib=40)"],
+        help="budget: confidence specs without the budget (one curve each; yesno needs top log-probabilities)",
+    )
+    ap.add_argument("--debate", default="debate(rounds=1)", help="budget: the debate whose single point is shown")
     ap.add_argument("--model", default="local")
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument(
@@ -95,12 +152,16 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--max-attempts", type=int, default=4, help="client attempts per call (retries + 1)")
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--data", type=Path, default=None, help="collection folder (default by experiment)")
     ap.add_argument(
         "--workspace", type=Path, default=None, help="keep the workspace (and its LLM cache) here"
     )
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     a = ap.parse_args(argv)
+    if a.experiment != "audit":
+        return learning_main(a)
+    a.methods = a.methods or ["likelihood"]
+    a.data = a.data or DEFAULT_DATA
 
     if not (a.data / "qrels.txt").exists():
         print(f"no data at {a.data} (expected topics.tsv, qrels.txt, passages.jsonl)", file=sys.stderr)
@@ -193,6 +254,233 @@ def main(argv=None) -> int:
             print(f"{r['method']}: calibration {json.dumps(r['calibration'], sort_keys=True)}")
     print(f"workspace: {ws}")
     return 0
+
+
+# ---- judges that learn from people: the hybrid pool and the budget curve -----------------------
+def load_hybrid(data: Path, n_topics, max_cases, seed: int):
+    """Pool the official runs (depth 10, people's share = top 3), and subsample the LLM share."""
+    from qrelkit.data import load_qrels, read_runs
+    from qrelkit.pool import build_pool
+    from qrelkit.types import Topic
+
+    topics = {}
+    for line in (data / "topics.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            qid, text = line.split("\t", 1)
+            topics[qid] = Topic(qid, text.strip())
+    nist = dict(load_qrels(data / "qrels.txt").pairs)
+    runs = read_runs(str(data / "runs" / "official"), max_depth=1000)
+    pool = build_pool(runs, depth=10, human_depth=3, qrels=nist, topics=sorted({q for q, _ in nist}))
+    llm_by_topic = defaultdict(list)
+    for c in pool.cases:
+        if c.share == "llm":
+            llm_by_topic[c.qid].append(c)
+    rng = random.Random(seed)
+    qids = sorted(llm_by_topic)
+    chosen = sorted(rng.sample(qids, n_topics)) if n_topics and n_topics < len(qids) else qids
+    sample = []
+    for q in chosen:
+        cs = sorted(llm_by_topic[q], key=lambda c: c.docid)
+        if max_cases and max_cases < len(cs):
+            cs = sorted(random.Random(f"{seed}|{q}").sample(cs, max_cases), key=lambda c: c.docid)
+        sample.extend(cs)
+    people = [c for c in pool.cases if c.share == "people" and c.qid in set(chosen)]
+    return topics, nist, runs, pool, chosen, sample, people
+
+
+def hybrid_workspace(store, topics, nist, sample, people, passages: Path) -> None:
+    from qrelkit.types import Case, Doc, Qrel
+
+    wanted = {c.docid for c in sample + people}
+    docs = []
+    with passages.open(encoding="utf-8") as f:
+        for line in f:
+            obj = json.loads(line)
+            if obj["docid"] in wanted:
+                docs.append(Doc(obj["docid"], obj["doc"]))
+    qids = {c.qid for c in sample}
+    store.upsert_topics([t for q, t in topics.items() if q in qids])
+    store.upsert_docs(docs)
+    # the people's share, labelled by NIST, is what people said; the sample is left to the judges
+    store.upsert_qrels([Qrel(c.qid, c.docid, nist[(c.qid, c.docid)]) for c in people if (c.qid, c.docid) in nist])
+    store.upsert_cases([Case(c.qid, c.docid, "llm", c.best_rank, c.runs, False) for c in sample])
+
+
+def significance_mcc(prepared, nist, pool_labels, measure, reference_sig, topics):
+    from qrelkit.evaluate.significance import decision_agreement, pairwise_significance
+    from qrelkit.evaluate.systems import evaluate_runs
+
+    ts = evaluate_runs(prepared, pool_labels, [measure], topics=topics, label="hybrid")
+    sig = pairwise_significance(ts.of(measure), ts.systems, test="wilcoxon", correction="bh", label="hybrid",
+                                measure=measure)
+    agree = decision_agreement(reference_sig, sig)
+    return agree.to_dict(), int((sig.decisions != 0).sum())
+
+
+def learning_main(a) -> int:
+    from qrelkit.evaluate.agreement import compare_labels
+    from qrelkit.evaluate.significance import pairwise_significance
+    from qrelkit.evaluate.systems import evaluate_runs, prepare_runs
+    from qrelkit.judges import parse_spec
+    from qrelkit.judges.runner import run_judging
+    from qrelkit.llm import make_client
+    from qrelkit.store import Store
+
+    data = a.data or DL19
+    if not (data / "runs" / "official").exists():
+        print(f"no data at {data} (expected topics.tsv, qrels.txt, passages.jsonl, runs/official/)", file=sys.stderr)
+        return 2
+    t_start = time.perf_counter()
+    topics, nist, runs, pool, chosen, sample, people = load_hybrid(data, a.topics, a.max_cases, a.seed)
+    keys = [(c.qid, c.docid) for c in sample]
+    gold = {k: nist[k] for k in keys}
+    all_topics = sorted({q for q, _ in nist})
+    prepared = prepare_runs(runs)
+    pool_nist = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in pool.cases if (c.qid, c.docid) in nist}
+    ref_ts = evaluate_runs(prepared, nist, [a.measure], topics=all_topics, label="nist")
+    ref_sig = pairwise_significance(ref_ts.of(a.measure), ref_ts.systems, test="wilcoxon", correction="bh",
+                                    label="nist", measure=a.measure)
+    llm_share = sum(1 for c in pool.cases if c.share == "llm")
+    header = {
+        "collection": data.name,
+        "runs": len(runs),
+        "pool": len(pool.cases),
+        "people_share": len(pool.cases) - llm_share,
+        "llm_share": llm_share,
+        "topics": len(chosen),
+        "topics_total": len(all_topics),
+        "max_cases_per_topic": a.max_cases,
+        "cases": len(sample),
+        "cases_relevant": sum(1 for g in gold.values() if g >= 2),
+        "people_labels": len(people),
+        "seed": a.seed,
+        "model": a.model,
+        "measure": a.measure,
+        "significant_pairs_nist": int((ref_sig.decisions != 0).sum()),
+        "system_pairs": len(ref_sig.pairs),
+    }
+    ws = a.workspace or Path(tempfile.mkdtemp(prefix="qrelkit-bench-learning-"))
+    rows, curve = [], []
+    with Store.create(ws) as store:
+        hybrid_workspace(store, topics, nist, sample, people, data / "passages.jsonl")
+
+        def judge(spec_text, oracle=None):
+            spec = parse_spec(spec_text)
+            client = make_client(a.model, store=store, concurrency=a.concurrency, max_attempts=a.max_attempts)
+            t0 = time.perf_counter()
+            s = run_judging(store, spec, client, task="graded", share="llm", concurrency=a.concurrency,
+                            oracle=oracle)
+            secs = time.perf_counter() - t0
+            js = {(j.qid, j.docid): j for j in store.judgments(method=s.method, model=s.model) if (j.qid, j.docid) in gold}
+            return s, js, secs
+
+        def auto_ba(js):
+            decided = {k: j for k, j in js.items() if j.label is not None}
+            ag = compare_labels(gold, {k: j.grade if j.grade is not None else 2 * j.label for k, j in decided.items()},
+                                binary_labels={k: j.label for k, j in decided.items()})
+            return ag, len(decided)
+
+        if a.experiment in ("hybrid", "learning"):
+            for m in a.methods or HYBRID_METHODS:
+                s, js, secs = judge(m)
+                ag_auto, decided = auto_ba(js)
+                hybrid = {k: (js[k].grade if k in js and js[k].label is not None else gold[k]) for k in gold}
+                binary = {k: js[k].label for k in gold if k in js and js[k].label is not None}
+                ag = compare_labels(gold, hybrid, binary_labels=binary)
+                labels = dict(pool_nist)
+                labels.update(hybrid)
+                mcc, sig_n = significance_mcc(prepared, nist, labels, a.measure, ref_sig, all_topics)
+                n = len(js) or 1
+                rows.append({
+                    "method": m, "canonical": s.method, "cases": len(gold), "decided": decided,
+                    "escalation_ratio": 1 - decided / len(gold) if gold else 0.0,
+                    "balanced_accuracy_auto": ag_auto.balanced_accuracy,
+                    "balanced_accuracy": ag.balanced_accuracy, "per_topic_f1": ag.per_topic_f1,
+                    "cohen_kappa": ag.cohen_kappa,
+                    "mcc": mcc["matthews_corrcoef"], "significant_pairs": sig_n,
+                    "calls_per_case": sum(j.calls for j in js.values()) / n,
+                    "narrative_calls": s.narrative_calls, "calls": s.calls,
+                    "seconds_per_case": secs / n, "errors": s.errors,
+                })
+            mcc, sig_n = significance_mcc(prepared, nist, pool_nist, a.measure, ref_sig, all_topics)
+            rows.append({"method": "NIST labels on the whole depth-10 pool (reference)", "cases": len(gold),
+                         "decided": len(gold), "escalation_ratio": 0.0, "balanced_accuracy_auto": 1.0,
+                         "balanced_accuracy": 1.0, "per_topic_f1": 1.0, "mcc": mcc["matthews_corrcoef"],
+                         "significant_pairs": sig_n})
+        if a.experiment in ("budget", "learning"):
+            for base in a.curve:
+                for b in a.budgets:
+                    spec = base.rstrip(")") + f",budget={b})" if "(" in base else f"{base}(budget={b})"
+                    s, js, secs = judge(spec, oracle=gold)
+                    ag, decided = auto_ba(js)
+                    esc = [j for j in js.values() if j.status == "escalate"]
+                    curve.append({
+                        "method": base, "budget": b, "canonical": s.method, "cases": len(gold), "auto": decided,
+                        "escalation_ratio": s.escalation_ratio, "balanced_accuracy_auto": ag.balanced_accuracy,
+                        "accuracy_auto": ag.accuracy, "oracle_answers": sum("oracle" in json.loads(j.provenance) for j in esc),
+                        "calls": s.calls, "cache_hits": s.cache_hits, "seconds": secs,
+                    })
+            s, js, secs = judge(a.debate)  # already judged when it is among the hybrid methods
+            ag, decided = auto_ba({k: j for k, j in js.items() if j.status == "consensus"})
+            curve.append({
+                "method": a.debate, "budget": "-", "canonical": s.method, "cases": len(gold), "auto": decided,
+                "escalation_ratio": s.escalation_ratio, "balanced_accuracy_auto": ag.balanced_accuracy,
+                "accuracy_auto": ag.accuracy, "oracle_answers": 0,
+                "calls": sum(j.calls for j in js.values()), "seconds": secs,
+            })
+    header["seconds"] = round(time.perf_counter() - t_start, 1)
+    if a.json:
+        print(json.dumps({**header, "workspace": str(ws), "hybrid": rows, "budget_curve": curve}, indent=2))
+        return 0
+    print_learning(header, rows, curve, ws)
+    return 0
+
+
+def _f(v, fmt):
+    return "-" if v is None else fmt.format(v)
+
+
+def print_learning(h, rows, curve, ws) -> None:
+    sub = (
+        f"subsample: {h['topics']} of {h['topics_total']} topics x up to {h['max_cases_per_topic']} LLM-share cases "
+        f"per topic = {h['cases']} cases ({h['cases_relevant']} relevant by NIST)"
+        if h["cases"] < h["llm_share"] else f"the whole LLM share: {h['cases']} cases"
+    )
+    print(
+        f"model {h['model']}, {h['collection']}: depth-10 pool of {h['runs']} official runs = {h['pool']} pairs "
+        f"({h['people_share']} people's share = top 3 of each run, labelled by NIST; {h['llm_share']} LLM share)"
+    )
+    print(f"{sub}; the judges learn from the {h['people_labels']} people's labels of the sampled topics")
+    if rows:
+        print()
+        print(f"Hybrid pool: labels of the {h['cases']} sampled LLM-share cases vs NIST; MCC of significance "
+              f"decisions ({h['measure']}, {h['system_pairs']} run pairs, Wilcoxon + BH; NIST finds "
+              f"{h['significant_pairs_nist']} significant) over all {h['topics_total']} topics, NIST labels "
+              "outside the subsample")
+        cols = [("method", "{}"), ("escalation_ratio", "{:.3f}"), ("balanced_accuracy_auto", "{:.3f}"),
+                ("balanced_accuracy", "{:.3f}"), ("per_topic_f1", "{:.3f}"), ("mcc", "{:.4f}"),
+                ("calls_per_case", "{:.2f}"), ("narrative_calls", "{}"), ("seconds_per_case", "{:.2f}"),
+                ("errors", "{}")]
+        print("| " + " | ".join(c for c, _ in cols) + " |")
+        print("|" + "---|" * len(cols))
+        for r in rows:
+            print("| " + " | ".join(_f(r.get(c), fmt) for c, fmt in cols) + " |")
+        print("balanced_accuracy_auto: on the cases the method decided; balanced_accuracy and per_topic_f1: "
+              "hybrid labels (escalations and errors settled by people = NIST)")
+    if curve:
+        print()
+        print(f"Budget curve: balanced accuracy of auto-labelled cases vs escalation ratio "
+              f"(simulation: NIST answers escalations), {h['cases']} cases")
+        cols = [("method", "{}"), ("budget", "{}"), ("escalation_ratio", "{:.3f}"), ("auto", "{}"),
+                ("balanced_accuracy_auto", "{:.3f}"), ("accuracy_auto", "{:.3f}"), ("oracle_answers", "{}"),
+                ("calls", "{}"), ("cache_hits", "{}")]
+        print("| " + " | ".join(c for c, _ in cols) + " |")
+        print("|" + "---|" * len(cols))
+        for r in curve:
+            print("| " + " | ".join(_f(r.get(c), fmt) for c, fmt in cols) + " |")
+        print("calls: this run's calls, including those answered from the LLM cache (cache_hits): the budgets "
+              "share one set of scores; confidence's calls include scoring the people's labels it calibrates on")
+    print(f"wall time {h['seconds']:.0f} s; workspace: {ws}")
 
 
 if __name__ == "__main__":

@@ -55,4 +55,4 @@ def test_auto_method():
     assert resolve_auto("auto", "local") == "likelihood"
     assert resolve_auto("auto", "openai:gpt-4o@http://127.0.0.1:1/v1") == "debate"
     assert resolve_auto("zero-shot", "local") == "zero-shot"
-    assert methods() == ["debate", "likelihood", "prefilter", "zero-shot"]
+    assert methods() == ["confidence", "debate", "icl", "likelihood", "narrative", "prefilter", "zero-shot"]

@@ -11,7 +11,7 @@ from qrelkit.cli._app import app, console
 
 # Command groups, one module each; a module that is missing (work in progress)
 # must not break the others.
-_GROUPS = ("collection", "judging", "annotate", "measure", "jobs")
+_GROUPS = ("collection", "judging", "annotate", "measure", "jobs", "narratives")
 for _name in _GROUPS:
     try:
         importlib.import_module(f"qrelkit.cli.{_name}")

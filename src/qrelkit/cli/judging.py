@@ -36,7 +36,8 @@ def judge(
         "auto",
         "--method",
         help="Judge spec, e.g. 'debate(rounds=2,adjudicator=llm)', 'zero-shot', "
-        "'likelihood(threshold=auto)', 'prefilter(by=likelihood,keep=0.95)+debate'; "
+        "'likelihood(threshold=auto)', 'prefilter(by=likelihood,keep=0.95)+debate', "
+        "'confidence(score=likelihood,budget=12.5%)', 'icl(k=2)', 'narrative(icl=2)', 'debate(narrative=true)'; "
         "auto = likelihood for the local model, debate otherwise.",
     ),
     model: str = typer.Option(
@@ -62,6 +63,12 @@ def judge(
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Do not read cached answers (they are still written)."
     ),
+    oracle: Optional[Path] = typer.Option(
+        None,
+        "--oracle",
+        help="Simulation: answer escalations from these reference qrels (noted in provenance as 'oracle'; "
+        "batch judges such as confidence learn from them). No label is written.",
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """Judge the workspace's pending cases; re-running resumes where it stopped."""
@@ -82,6 +89,11 @@ def judge(
             )
         spec_text = f"{pf}+{spec_text}"
     spec = parse_spec(spec_text)
+    reference = None
+    if oracle is not None:
+        from qrelkit.data import load_qrels
+
+        reference = dict(load_qrels(oracle).pairs)
     with Store.open(ws) as store:
         client = make_client(model, store=store, concurrency=concurrency, read_cache=not no_cache)
 
@@ -90,7 +102,7 @@ def judge(
             try:
                 return await arun_judging(
                     store, spec, client, task=task, share=share, limit=limit, concurrency=concurrency,
-                    budget=budget, progress=update, threshold=threshold,
+                    budget=budget, progress=update, threshold=threshold, oracle=reference,
                 )
             finally:
                 await client.aclose()
@@ -106,6 +118,9 @@ def judge(
     table = Table(title=f"judge: {summary.method}", show_header=False)
     for k in SUMMARY_KEYS + ("task", "share", "new", "dropped", "undecided", "adjudicated", "seconds"):
         table.add_row(k, _fmt(out[k]))
+    if summary.narrative_calls or summary.narrative_cost:
+        table.add_row("narrative_calls", _fmt(summary.narrative_calls))
+        table.add_row("narrative_cost", _fmt(summary.narrative_cost))
     if summary.calibration:
         table.add_row("calibration", json.dumps(summary.calibration, sort_keys=True))
     console.print(table)

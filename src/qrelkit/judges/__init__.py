@@ -8,7 +8,14 @@ and resumed. A prefilter is chained in front of a main judge with ``+``:
 ``prefilter(by=likelihood,keep=0.95)+debate``.
 
 Methods: ``zero-shot``, ``debate``, ``likelihood``, ``prefilter`` (only as the
-first part of a chain). ``auto`` is resolved by :func:`resolve_auto`.
+first part of a chain), and the judges that learn from people's labels:
+``confidence`` (calibrated escalation within a human budget; decides over
+batches, so it cannot follow a prefilter), ``icl`` (few-shot with people's
+examples) and ``narrative`` (relevance narratives induced from people's
+labels). ``auto`` is resolved by :func:`resolve_auto`.
+
+A value containing commas (a model spec with several endpoint URLs) is
+written in quotes: ``narrative(instructor="openai:m@http://a/v1,http://b/v1")``.
 """
 
 from __future__ import annotations
@@ -44,11 +51,16 @@ ALIASES = {
 
 @dataclass(frozen=True)
 class Param:
-    """One spec parameter: its default and how its text becomes a value."""
+    """One spec parameter: its default and how its text becomes a value.
+
+    ``omit_default``: a parameter added to a method after judgments were stored
+    under its id is left out of the canonical id while it has its default, so
+    those ids (and the resumes and merges keyed on them) stay valid."""
 
     default: Any
     parse: Callable[[str], Any]
     help: str = ""
+    omit_default: bool = False
 
 
 def integer(lo: int = 0, hi: Optional[int] = None) -> Callable[[str], int]:
@@ -88,7 +100,18 @@ def choice(*options: str) -> Callable[[str], str]:
     return parse
 
 
+def boolean(text: str) -> bool:
+    t = text.strip().lower()
+    if t in ("true", "yes", "1", "on"):
+        return True
+    if t in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(f"expected true or false, got {text!r}")
+
+
 def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
     if isinstance(v, float):
         return f"{v:g}"
     return str(v)
@@ -101,15 +124,15 @@ class JudgeSpec:
     name: str
     params: tuple[tuple[str, Any], ...] = ()
     then: Optional["JudgeSpec"] = None
+    omitted: frozenset[str] = frozenset()  # parameters left out of the canonical id (see Param)
 
     def __getitem__(self, key: str) -> Any:
         return dict(self.params)[key]
 
     @property
     def canonical(self) -> str:
-        own = self.name + (
-            "(" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")" if self.params else ""
-        )
+        shown = [(k, v) for k, v in self.params if k not in self.omitted]
+        own = self.name + ("(" + ",".join(f"{k}={_fmt(v)}" for k, v in shown) + ")" if shown else "")
         return own + ("+" + self.then.canonical if self.then else "")
 
     def __str__(self) -> str:
@@ -132,7 +155,7 @@ def register(cls: type) -> type:
 
 def _load() -> None:
     # importing the modules registers them (idempotent; cheap after the first time)
-    from qrelkit.judges import debate, likelihood, prefilter, zeroshot  # noqa: F401
+    from qrelkit.judges import confidence, debate, icl, likelihood, narrative, prefilter, zeroshot  # noqa: F401
 
 
 _PART = re.compile(r"^\s*([A-Za-z][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
@@ -158,6 +181,28 @@ def _split_chain(text: str) -> list[str]:
     return parts
 
 
+def _split_items(body: str, whole: str) -> list[str]:
+    """Split ``key=value`` items on commas outside quotes."""
+    items, cur, quote = [], [], ""
+    for ch in body:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+            cur.append(ch)
+        elif ch == ",":
+            items.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if quote:
+        raise UsageError(f"method spec {whole!r}: unbalanced quote")
+    items.append("".join(cur))
+    return [i.strip() for i in items if i.strip()]
+
+
 def _parse_part(text: str, whole: str) -> JudgeSpec:
     m = _PART.match(text)
     if not m:
@@ -173,7 +218,7 @@ def _parse_part(text: str, whole: str) -> JudgeSpec:
     declared: dict[str, Param] = REGISTRY[name].PARAMS
     given: dict[str, Any] = {}
     body = (m[2] or "").strip()
-    for item in filter(None, (s.strip() for s in body.split(","))) if body else ():
+    for item in _split_items(body, whole) if body else ():
         key, eq, val = item.partition("=")
         key, val = key.strip().lower(), val.strip().strip("'\"")
         if not eq or not key:
@@ -188,7 +233,8 @@ def _parse_part(text: str, whole: str) -> JudgeSpec:
         except ValueError as e:
             raise UsageError(f"method spec {whole!r}: {key}: {e}") from None
     params = tuple((k, given.get(k, p.default)) for k, p in sorted(declared.items()))
-    return JudgeSpec(name, params)
+    omitted = frozenset(k for k, p in declared.items() if p.omit_default and dict(params)[k] == p.default)
+    return JudgeSpec(name, params, omitted=omitted)
 
 
 def parse_spec(text: str) -> JudgeSpec:
@@ -203,9 +249,14 @@ def parse_spec(text: str) -> JudgeSpec:
             raise UsageError(f"method spec {text!r}: only a prefilter can come before '+', not {p.name}")
     if getattr(REGISTRY[parts[-1].name], "CHAINS", False):
         raise UsageError(f"method spec {text!r}: a {parts[-1].name} needs a judge after it ('+debate', ...)")
+    if len(parts) > 1 and getattr(REGISTRY[parts[-1].name], "BATCH", False):
+        raise UsageError(
+            f"method spec {text!r}: {parts[-1].name} decides over batches of cases and cannot follow "
+            f"a {parts[0].name}"
+        )
     spec = parts[-1]
     for p in reversed(parts[:-1]):
-        spec = JudgeSpec(p.name, p.params, spec)
+        spec = JudgeSpec(p.name, p.params, spec, p.omitted)
     return spec
 
 

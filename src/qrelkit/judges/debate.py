@@ -49,6 +49,14 @@ Provenance JSON (the people's web app reads ``history`` from here)::
 The runner adds ``method``, ``model``, ``task`` ({"name", "threshold"}),
 ``status`` and, for undecided verdicts, ``reason``; ``prefilter`` when one ran.
 The answer task writes ``label`` instead of ``grade`` in ``ruling``.
+
+Narrative-guided debate (``narrative=true``): both agents also read the
+topic's relevance narrative and judging instructions, induced from people's
+labels as for the ``narrative`` method (see :mod:`qrelkit.judges.narrative`;
+any stored narrative is used, a missing one is induced once per topic by the
+same client). Provenance then has ``narrative`` (source, variant, model,
+digest) and ``templates`` has ``narrative_guide``; a topic without a
+narrative gets error verdicts saying why. The adjudicator does not see it.
 """
 
 from __future__ import annotations
@@ -58,7 +66,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from qrelkit import prompts
-from qrelkit.judges import Param, choice, integer, register
+from qrelkit.judges import Param, boolean, choice, integer, register
 from qrelkit.judges.adjudicator import adjudicate
 from qrelkit.judges.base import (
     ADJUDICATED,
@@ -124,6 +132,7 @@ class Debate:
         "first": Param(RELEVANT, choice(RELEVANT, IRRELEVANT), "stance of agent A"),
         "adjudicator": Param("human", choice("human", "llm"), "who settles a persistent disagreement"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
+        "narrative": Param(False, boolean, "both agents read the topic's induced narrative", omit_default=True),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
 
@@ -137,9 +146,22 @@ class Debate:
         # With a --budget the runner ranks all disagreements first and sends
         # only the overflow to the adjudicator (see qrelkit.judges.budget).
         self.defer_adjudication = False
+        self.narrative: bool = spec["narrative"]
+        self.learns = self.narrative
+        self.book: Any = None
+        if self.narrative:
+            from qrelkit.judges.narrative import NarrativeBook
+
+            self.book = NarrativeBook(any_variant=True)
+
+    async def learn(self, ctx: Any, client: Any) -> Any:
+        """Induce missing narratives (narrative=true); see the module docstring."""
+        return await self.book.ensure(ctx, client)
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
-        names = ("debate_agent", f"task_{task_name}")
+        names: tuple[str, ...] = ("debate_agent", f"task_{task_name}")
+        if self.narrative:
+            names += ("narrative_guide",)
         return names + ("adjudicator",) if self.adjudicator == "llm" else names
 
     async def _turn(
@@ -151,6 +173,7 @@ class Debate:
         block: str,
         client: Any,
         version: str,
+        guide: str = "",
     ) -> tuple[Turn, Any]:
         t = prompts.load("debate_agent")
         task_t = inp.task.template()
@@ -179,7 +202,7 @@ class Debate:
                 t.render(
                     "user",
                     criteria=task_t.render("criteria"),
-                    query_block=inp.query_block(),
+                    query_block=inp.query_block() + guide,
                     document=block,
                     history=history,
                     instructions=instructions,
@@ -220,10 +243,18 @@ class Debate:
             "adjudicator": self.adjudicator,
             "history": history,
         }
+        guide_text = ""
+        if self.narrative:
+            guide = self.book.get(inp.topic.qid)
+            if guide is None:
+                return error_verdict(self.book.problem(inp.topic.qid), meter, prov)
+            prov["narrative"] = guide.as_prov()
+            guide_text = "\n\n" + guide.render()
+            agent_version += f"|{versions['narrative_guide']}"
         prev: Optional[tuple[Turn, Turn]] = None
         for rnd in range(1, self.rounds + 1):
             results = await asyncio.gather(
-                *(self._turn(s, rnd, prev, inp, block, client, agent_version) for s in self.stances)
+                *(self._turn(s, rnd, prev, inp, block, client, agent_version, guide_text) for s in self.stances)
             )
             for _, c in results:
                 meter.add(c)
