@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from shared_data import shared_data_path
 
 from qrelkit.data import load_qrels, read_runs, write_qrels
 from qrelkit.evaluate.leaveout import dropped_pairs
 from qrelkit.evaluate.systems import evaluate_runs
 from qrelkit.jobs import fill, recovered
 from qrelkit.types import Qrel
-
-from shared_data import shared_data_path
 
 pytestmark = [pytest.mark.model, pytest.mark.realdata]
 

@@ -301,3 +301,18 @@ def test_calibration_sample_is_bounded_and_keeps_the_base_rate(ws):
     sample = sample_labels(items, 100, seed=0)
     assert len(sample) == 100 and 3 <= sum(h.label for h in sample) <= 20
     assert sample == sample_labels(list(reversed(items)), 100, seed=0)  # order of the input does not matter
+
+
+def test_cli_refuses_a_second_budget_before_loading_a_model(ws, monkeypatch, capsys):
+    from qrelkit.cli import main
+
+    def no_model(*a, **kw):
+        raise AssertionError("the model was loaded for a command that cannot run")
+
+    monkeypatch.setattr("qrelkit.llm.make_client", no_model)
+    with pytest.raises(SystemExit) as e:
+        main(["judge", "-w", str(ws.workspace), "--method", "confidence", "--budget", "10%"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--budget does not apply to confidence" in err and "confidence(budget=12.5%)" in err
+    assert "Traceback" not in err and ws.judgments() == []

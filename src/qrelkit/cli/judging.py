@@ -74,7 +74,7 @@ def judge(
     """Judge the workspace's pending cases; re-running resumes where it stopped."""
     from qrelkit.errors import UsageError
     from qrelkit.judges import parse_spec, resolve_auto
-    from qrelkit.judges.runner import arun_judging
+    from qrelkit.judges.runner import arun_judging, check_budget
     from qrelkit.llm import make_client
     from qrelkit.store import Store
 
@@ -89,6 +89,7 @@ def judge(
             )
         spec_text = f"{pf}+{spec_text}"
     spec = parse_spec(spec_text)
+    check_budget(spec, budget)
     reference = None
     if oracle is not None:
         from qrelkit.data import load_qrels

@@ -402,11 +402,7 @@ async def arun_judging(
         check(client)  # a judge's own, more helpful, message first
     client.require(*sorted(judge.requires))
     batch_judge = judge if getattr(judge, "BATCH", False) else None
-    if batch_judge is not None and bud is not None:
-        raise UsageError(
-            f"--budget does not apply to {spec.name}: its human budget is part of the method spec, "
-            f"e.g. {spec.name}(budget=12.5%)"
-        )
+    check_budget(spec, bud)
     debate = _find_debate(judge)
     if bud is not None and debate is not None:
         debate.defer_adjudication = True
@@ -536,6 +532,17 @@ async def arun_judging(
         }
         store.finish_command(run_id, totals, status=status)
     return summary
+
+
+def check_budget(spec: JudgeSpec, budget: Optional[str | Budget]) -> None:
+    """A batch judge spends its own human budget (a spec parameter); ``--budget`` would be a second one."""
+    from qrelkit.judges import REGISTRY
+
+    if budget is not None and str(budget).strip() and getattr(REGISTRY.get(spec.name), "BATCH", False):
+        raise UsageError(
+            f"--budget does not apply to {spec.name}: its human budget is part of the method spec, "
+            f"e.g. {spec.name}(budget=12.5%)"
+        )
 
 
 def _with_learning(summary: JudgeSummary, learned: Learned) -> JudgeSummary:
