@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from qrelkit.errors import UsageError
@@ -56,3 +58,36 @@ def test_auto_method():
     assert resolve_auto("auto", "openai:gpt-4o@http://127.0.0.1:1/v1") == "debate"
     assert resolve_auto("zero-shot", "local") == "zero-shot"
     assert methods() == ["confidence", "debate", "icl", "likelihood", "narrative", "prefilter", "zero-shot"]
+
+
+def test_every_method_is_described_and_its_defaults_read_back():
+    from qrelkit.judges import describe
+
+    infos = {m.name: m for m in describe()}
+    assert sorted(infos) == methods() and {"confidence", "debate", "icl", "narrative"} <= set(infos)
+    for m in infos.values():
+        assert m.summary and m.params, m.name
+        for p in m.params:
+            assert p.help, (m.name, p.name)
+            # the listed default, written into a spec, is the default configuration
+            spec = f"{m.name}({p.name}={p.default})"
+            if m.prefilter:
+                spec += "+zero-shot"
+            assert canonical(spec) == canonical(m.name + ("+zero-shot" if m.prefilter else "")), spec
+    assert infos["confidence"].batch and infos["confidence"].learns and infos["icl"].learns
+    assert not infos["zero-shot"].learns and infos["prefilter"].prefilter and not infos["debate"].prefilter
+    assert {p.name: p.default for p in infos["confidence"].params}["budget"] == "12.5%"
+
+
+def test_cli_methods_json(capsys):
+    from qrelkit.cli import main
+
+    try:
+        main(["methods", "--json"])
+    except SystemExit as e:
+        assert e.code in (0, None)
+    out = json.loads(capsys.readouterr().out)
+    narrative = next(m for m in out["methods"] if m["name"] == "narrative")
+    assert narrative["learns"] is True
+    params = {p["name"]: p["default"] for p in narrative["params"]}
+    assert params["instructor"] == "same" and params["variant"] == "all"

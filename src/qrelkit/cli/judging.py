@@ -196,3 +196,32 @@ def escalations(
     for e in items:
         table.add_row(e["qid"], e["docid"], e["status"], e["query"], e["method"], e["reason"])
     console.print(table)
+
+
+@app.command()
+def methods(as_json: bool = JsonOpt) -> None:
+    """List the judging methods and their spec parameters (defaults as they are written in a spec)."""
+    import dataclasses
+
+    from qrelkit.judges import describe
+
+    infos = describe()
+    if as_json:
+        print_json({"methods": [dataclasses.asdict(m) for m in infos]})
+        return
+    for m in infos:
+        kind = "; ".join(
+            k
+            for k, on in (
+                ("prefilter: write it in front of a judge, NAME+METHOD", m.prefilter),
+                ("learns from people's labels", m.learns),
+                ("decides in batches, with its own human budget", m.batch),
+            )
+            if on
+        )
+        table = Table(title=f"{m.name} — {m.summary}" + (f"\n({kind})" if kind else ""), title_justify="left")
+        for col in ("parameter", "default", "meaning"):
+            table.add_column(col, overflow="fold")
+        for p in m.params:
+            table.add_row(p.name, p.default, p.help)
+        console.print(table)

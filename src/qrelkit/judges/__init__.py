@@ -291,6 +291,53 @@ def methods() -> list[str]:
     return sorted(REGISTRY)
 
 
+@dataclass(frozen=True)
+class ParamInfo:
+    """One parameter as a user sees it: the default in spec syntax."""
+
+    name: str
+    default: str
+    help: str
+
+
+@dataclass(frozen=True)
+class MethodInfo:
+    """What ``qrelkit methods`` lists, so nobody has to read source to write a spec."""
+
+    name: str
+    summary: str
+    params: tuple[ParamInfo, ...]
+    learns: bool  # reads people's labels (examples, narratives, calibration)
+    batch: bool  # decides over batches (a human budget of its own)
+    prefilter: bool  # only in front of another judge: ``NAME+METHOD``
+
+
+def describe() -> list[MethodInfo]:
+    """Every registered method with its parameters, from the registry itself
+    (the same declarations :func:`parse_spec` validates against)."""
+    import sys
+
+    _load()
+    out = []
+    for name in sorted(REGISTRY):
+        cls = REGISTRY[name]
+        doc = (sys.modules[cls.__module__].__doc__ or cls.__doc__ or "").strip()
+        params = tuple(ParamInfo(k, _fmt(p.default), p.help) for k, p in sorted(cls.PARAMS.items()))
+        # class-level only: debate learns per instance (narrative=true), its parameter says so
+        learns = getattr(cls, "learns", False) is True or bool(getattr(cls, "BATCH", False))
+        out.append(
+            MethodInfo(
+                name=name,
+                summary=doc.splitlines()[0] if doc else "",
+                params=params,
+                learns=learns,
+                batch=bool(getattr(cls, "BATCH", False)),
+                prefilter=bool(getattr(cls, "CHAINS", False)),
+            )
+        )
+    return out
+
+
 def __getattr__(name: str) -> Any:
     # the pipeline, importable from here without an import cycle at load time
     if name in ("run_judging", "arun_judging", "JudgeSummary", "ProgressUpdate", "list_escalations"):
