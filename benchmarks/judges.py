@@ -304,6 +304,8 @@ def hybrid_workspace(store, topics, nist, sample, people, passages: Path) -> Non
     # the people's share, labelled by NIST, is what people said; the sample is left to the judges
     store.upsert_qrels([Qrel(c.qid, c.docid, nist[(c.qid, c.docid)]) for c in people if (c.qid, c.docid) in nist])
     store.upsert_cases([Case(c.qid, c.docid, "llm", c.best_rank, c.runs, False) for c in sample])
+    # the people's share keeps its place in the pool (confidence's pool features read it)
+    store.upsert_cases([Case(c.qid, c.docid, "people", c.best_rank, c.runs, True) for c in people])
 
 
 def significance_mcc(prepared, nist, pool_labels, measure, reference_sig, topics):

@@ -316,3 +316,42 @@ def test_cli_refuses_a_second_budget_before_loading_a_model(ws, monkeypatch, cap
     err = capsys.readouterr().err
     assert "--budget does not apply to confidence" in err and "confidence(budget=12.5%)" in err
     assert "Traceback" not in err and ws.judgments() == []
+
+
+def test_pool_position_corrects_the_base_rate_of_the_top_of_the_pool(tmp_path):
+    """People label the top of the pool, where most pairs are relevant; the judge decides deeper
+    pairs, where most are not. The score says nothing here (the same for every pair) and the
+    number of runs that retrieved a pair says everything: fitted on the score alone, the top's
+    base rate labels every deep pair relevant; with pool features, the deep pairs come out right."""
+    store = Store.create(tmp_path / "ws")
+    store.upsert_topics([Topic("q1", "fox")])
+    runs = [f"r{i}" for i in range(10)]
+    people, holes = [], []
+    for i in range(60):  # top of the pool: ranks 1-3, 70 % retrieved by >= 5 runs
+        n = 5 + i % 6 if i % 10 < 7 else 1 + i % 4
+        people.append(Case("q1", f"p{i}", "people", 1 + i % 3, tuple(runs[:n]), True))
+    for i in range(40):  # deeper: ranks 4-10, 25 % retrieved by >= 5 runs
+        n = 5 + i % 6 if i % 4 == 0 else 1 + i % 4
+        holes.append(Case("q1", f"h{i}", "llm", 4 + i % 7, tuple(runs[:n]), False))
+    unpooled = Case("q1", "x0", "llm", 0, (), False)  # no pool position: an error, not a guess
+    store.upsert_docs([Doc(c.docid, "passage strength 2.0") for c in people + holes + [unpooled]])
+    store.upsert_cases(people + holes + [unpooled])
+    store.upsert_qrels([Qrel("q1", c.docid, 2 if len(c.runs) >= 5 else 0) for c in people])
+    store.upsert_qrels([Qrel("q1", "y0", 2)])  # labelled but never pooled: left out of a pool fit
+    store.upsert_docs([Doc("y0", "passage strength 2.0")])
+    truth = {c.docid: int(len(c.runs) >= 5) for c in holes}
+
+    def accuracy(spec):
+        s = run_judging(store, spec, yesno_client(store=store))
+        auto = [j for j in store.judgments(method=s.method) if j.status == "auto" and j.docid in truth]
+        assert len(auto) == 40
+        return s, sum(j.label == truth[j.docid] for j in auto) / len(auto)
+
+    s_plain, plain = accuracy("confidence(budget=0,batch=10,features=score)")
+    s_pool, pooled = accuracy("confidence(budget=0,batch=10,features=score+pool)")
+    assert plain == 0.25 and pooled >= 0.9, (plain, pooled)
+    assert s_plain.calibration["labelled"] == 61 and s_pool.calibration["labelled"] == 61
+    cal = s_pool.calibration["calibration"]
+    assert cal["features"] == ["score", "log_best_rank", "log_runs"] and cal["n"] == 60 and cal["coef"][2] > 0
+    err = [j for j in store.judgments(method=s_pool.method) if j.status == "error"]
+    assert [j.docid for j in err] == ["x0"] and "no pool position" in json.loads(err[0].provenance)["reason"]

@@ -12,7 +12,11 @@ method therefore works over batches (see the runner's ``BatchJudge`` hook):
    :mod:`qrelkit.judges.likelihood` instead — no text is generated, which is
    what works with the small embedded model.
 2. decide, batch by batch: a logistic regression over the raw score (and,
-   with ``features=score+length``, log document length) is refitted on every
+   with ``features=score+length``, log document length; with
+   ``features=score+pool``, the pair's place in the pool: log best rank and
+   log(1 + runs that retrieved it) — people label the top of a hybrid pool,
+   where most pairs are relevant, and without it that base rate is carried
+   down to the deeper pairs the judge decides) is refitted on every
    human label available so far — the original qrels and people's labels of
    the selected topics, and the answers to earlier escalations (people's, or
    the oracle's in simulation; the labels outside the selection are a seeded
@@ -54,6 +58,15 @@ TOP_K = 10  # alternatives asked for at each answer position (OpenAI allows up t
 MAX_TOKENS = 2
 POSITIONS = 2  # answer positions searched for yes/no (a model may start with a space token)
 YES, NO = "yes", "no"
+# Pool position is the cheap feature that matters in a hybrid pool: people label
+# the top of the pool, where most pairs are relevant, and a calibration fitted
+# there alone carries that base rate down to the deeper pairs the judge decides.
+FEATURE_SETS = {
+    "score": ("score",),
+    "score+length": ("score", "log_length"),
+    "score+pool": ("score", "log_best_rank", "log_runs"),
+    "score+length+pool": ("score", "log_length", "log_best_rank", "log_runs"),
+}
 
 
 def budget_param(text: str) -> Budget:
@@ -133,7 +146,11 @@ class Confidence:
         "score": Param(
             "yesno", choice("yesno", "likelihood"), "raw score: yes/no log-odds or query likelihood"
         ),
-        "features": Param("score", choice("score", "score+length"), "calibration features"),
+        "features": Param(
+            "score",
+            choice(*FEATURE_SETS),
+            "calibration features: the score, + log document length, + pool position (best rank, runs)",
+        ),
         "batch": Param(50, integer(1), "cases decided together"),
         "calib": Param(200, integer(0), "at most this many labelled pairs outside the selection to score"),
         "seed": Param(0, integer(0), "order of the cases and sampling of labelled pairs"),
@@ -144,9 +161,7 @@ class Confidence:
         self.spec = str(spec)
         self.budget: Budget = spec["budget"]
         self.score_by: str = spec["score"]
-        self.feature_names: tuple[str, ...] = ("score",) + (
-            ("log_length",) if spec["features"] != "score" else ()
-        )
+        self.feature_names: tuple[str, ...] = FEATURE_SETS[spec["features"]]
         self.batch_size: int = spec["batch"]
         self.calib_n: int = spec["calib"]
         self.seed: int = spec["seed"]
@@ -172,10 +187,28 @@ class Confidence:
         raise TypeError("confidence decides over batches of cases; run it through the judging runner")
 
     # ---- per case ----------------------------------------------------------------------------
-    def _features(self, raw: float, inp: JudgeInput) -> tuple[float, ...]:
-        if len(self.feature_names) == 1:
-            return (raw,)
-        return (raw, math.log1p(len(inp.text)))
+    def _features(self, raw: float, inp: JudgeInput) -> Optional[tuple[float, ...]]:
+        """None when a pool feature is asked for and the pair was never pooled."""
+        out = []
+        for name in self.feature_names:
+            if name == "score":
+                out.append(raw)
+            elif name == "log_length":
+                out.append(math.log1p(len(inp.text)))
+            elif inp.case.best_rank <= 0 or not inp.case.runs:
+                return None
+            elif name == "log_best_rank":
+                out.append(math.log(inp.case.best_rank))
+            else:  # log_runs
+                out.append(math.log1p(len(inp.case.runs)))
+        return tuple(out)
+
+    def _scored(self, raw: float, inp: JudgeInput, info: dict, meter: Meter) -> "ConfidenceScore":
+        feats = self._features(raw, inp)
+        if feats is None:
+            why = "no pool position for this pair (pool the runs first, or use features=score)"
+            return ConfidenceScore(None, (), why, {**info, "raw": raw}, **meter.totals())
+        return ConfidenceScore(raw, feats, None, info, **meter.totals())
 
     async def score(self, inp: JudgeInput, client: Any) -> ConfidenceScore:
         meter = Meter()
@@ -189,7 +222,7 @@ class Confidence:
             }
             if s.score is None:
                 return ConfidenceScore(None, (), s.error or "no score", info, **meter.totals())
-            return ConfidenceScore(s.score, self._features(s.score, inp), None, info, **meter.totals())
+            return self._scored(s.score, inp, info, meter)
         block, tr = prompts.document_block(inp.text, self.doc_tokens)
         t, task_t = prompts.load("confidence"), inp.task.template()
         question = (
@@ -216,7 +249,7 @@ class Confidence:
         if raw is None:
             why = "neither yes nor no is among the answer's top log-probabilities"
             return ConfidenceScore(None, (), why, info, **meter.totals())
-        return ConfidenceScore(raw, self._features(raw, inp), None, info, **meter.totals())
+        return self._scored(raw, inp, info, meter)
 
     # ---- per batch ---------------------------------------------------------------------------
     def decide(

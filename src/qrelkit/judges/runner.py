@@ -606,7 +606,9 @@ async def _judge_in_batches(
     own = [h for k, h in labels.items() if k in keys] + list(answered.values())
     rest = sample_labels([h for k, h in labels.items() if k not in keys], judge.calib_n, judge.seed)
     teach = sorted(own + rest, key=lambda h: (h.qid, h.docid))
-    inputs = [(h, make_input(Case(h.qid, h.docid, judged=True))) for h in teach]
+    # a labelled pair keeps its place in the pool (features such as its best rank use it)
+    pooled = {(c.qid, c.docid): c for c in store.cases()}
+    inputs = [(h, make_input(pooled.get((h.qid, h.docid)) or Case(h.qid, h.docid, judged=True))) for h in teach]
     usable = [(h, inp) for h, inp in inputs if isinstance(inp, JudgeInput)]
     scored = await _bounded([lambda inp=inp: judge.score(inp, client) for _, inp in usable], concurrency)
     labelled: list[tuple[Any, int]] = [(s, h.label) for (h, _), s in zip(usable, scored)]
