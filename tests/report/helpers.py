@@ -59,6 +59,10 @@ def build_workspace(ws: Path, seed: int = 0) -> Path:
                 js.append(Judgment(q, d, "people", "", int(truth >= 2), truth, "human", source="human"))
         store.put_judgments(js)
         store.put_narrative("q0", "Relevant passages <script>alert(1)</script> define the term.")
+        # an induced narrative carries its instructor call; a hand-written one costs nothing
+        store.put_narrative("q1", "Passages that name the cause.", model="openai:teacher",
+                            provenance={"instructor": "openai:teacher", "calls": 1, "cache_hits": 0,
+                                        "prompt_tokens": 900, "completion_tokens": 150, "cost_usd": 0.004})
         run_id = store.start_command("judge", {"method": "debate"})
         store.finish_command(run_id, {"calls": 120, "cache_hits": 10, "prompt_tokens": 36000,
                                       "completion_tokens": 4800, "cost_usd": 0.12})

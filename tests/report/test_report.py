@@ -108,7 +108,15 @@ def test_workspace_report_through_the_cli(workspace, tmp_path):
     assert data["escalations"]["total"] == len(esc)
     assert data["escalations"]["by_outcome"]["people"] == sum(
         1 for j in judgments if j.source == "human")
-    assert data["costs"]["total"]["calls"] == sum(j.calls for j in judgments)
+    costs = data["costs"]
+    judged_calls = sum(j.calls for j in judgments)
+    assert costs["total"]["calls"] == judged_calls + 1 and costs["total"]["judgments"] == len(judgments)
+    assert [(n["model"], n["judgments"], n["calls"], n["prompt_tokens"]) for n in costs["narratives"]] == [
+        ("openai:teacher", 1, 1, 900)]
+    assert costs["narrative_share"]["calls"] == pytest.approx(1 / (judged_calls + 1))
+    assert costs["narrative_share"]["cost_usd"] == pytest.approx(
+        0.004 / (sum(j.cost_usd for j in judgments) + 0.004))
+    assert "narrative generation (1 topic)" in html and "% of the calls" in html
     assert data["circularity"] and data["circularity"][0]["run"] == "sys1"
     agreement = data["agreement"]["results"][0]
     assert agreement["escalation_ratio"] == pytest.approx(len(esc) / sum(1 for j in judgments if j.source != "human"))

@@ -72,6 +72,7 @@ class ReportInputs:
     escalations: tuple[EscalationRow, ...] = ()
     costs: tuple[CostRow, ...] = ()
     commands: tuple[CostRow, ...] = ()
+    narrative_costs: tuple[CostRow, ...] = ()  # inducing narratives, per instructor model
     narratives: tuple[tuple[str, str], ...] = ()  # (qid, narrative)
     provenance: tuple[tuple[str, int], ...] = ()  # (source or status, count)
     circularity: tuple = ()  # CircularityWarning
@@ -178,12 +179,23 @@ def _escalation_section(inp: ReportInputs) -> dict:
 
 
 def _cost_section(inp: ReportInputs) -> dict:
-    if not inp.costs and not inp.commands:
+    if not inp.costs and not inp.commands and not inp.narrative_costs:
         return _section(None, "no LLM calls were recorded")
-    tot = {k: sum(getattr(c, k) for c in inp.costs) for k in
+    rows = list(inp.costs) + list(inp.narrative_costs)
+    tot = {k: sum(getattr(c, k) for c in rows) for k in
            ("judgments", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")}
+    tot["judgments"] = sum(c.judgments for c in inp.costs)
+    narr_calls = sum(c.calls for c in inp.narrative_costs)
+    narr_cost = sum(c.cost_usd for c in inp.narrative_costs)
     return _section({
         "methods": [c.__dict__ for c in inp.costs],
+        # inducing narratives is paid once per topic, apart from judging; its share of the whole
+        # is what tells whether learning from people was cheap
+        "narratives": [c.__dict__ for c in inp.narrative_costs],
+        "narrative_share": {
+            "calls": narr_calls / tot["calls"] if tot["calls"] else None,
+            "cost_usd": narr_cost / tot["cost_usd"] if tot["cost_usd"] else None,
+        },
         "commands": [c.__dict__ for c in inp.commands],
         "total": tot,
     }, "")
@@ -325,7 +337,8 @@ def report_from_workspace(
         original = store.qrels()
         judgments = store.judgments()
         run_rows = store.runs()
-        narratives = tuple((q, d.get("narrative", "")) for q, d in store.narratives().items())
+        stored_narratives = store.narratives()
+        narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
         plan = store.get_meta("plan")
         command_runs = store.command_runs()
         merged_result = merge(store) if judgments else None
@@ -394,6 +407,7 @@ def report_from_workspace(
         escalations=_escalations(judgments, original),
         costs=_costs(judgments),
         commands=_commands(command_runs),
+        narrative_costs=_narrative_costs(stored_narratives),
         narratives=narratives,
         provenance=_provenance(merged_result, original, judgments),
         circularity=circ,
@@ -465,6 +479,24 @@ def _costs(judgments: Sequence[Any]) -> tuple[CostRow, ...]:
     return tuple(
         CostRow(m, mo, n, calls, 0, pt, ct, cost) for (m, mo), (n, calls, pt, ct, cost) in sorted(agg.items())
     )
+
+
+def _narrative_costs(narratives: dict) -> tuple[CostRow, ...]:
+    """Instructor calls, from each induced narrative's provenance (a hand-written one cost nothing)."""
+    agg: dict[str, list] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
+    for d in narratives.values():
+        prov = d.get("provenance") or {}
+        if not prov.get("calls"):
+            continue
+        a = agg[str(prov.get("instructor") or d.get("model") or "")]
+        a[0] += 1
+        a[1] += int(prov.get("calls", 0) or 0)
+        a[2] += int(prov.get("cache_hits", 0) or 0)
+        a[3] += int(prov.get("prompt_tokens", 0) or 0)
+        a[4] += int(prov.get("completion_tokens", 0) or 0)
+        a[5] += float(prov.get("cost_usd", 0) or 0)
+    return tuple(CostRow("narrative generation", m, n, calls, hits, pt, ct, cost)
+                 for m, (n, calls, hits, pt, ct, cost) in sorted(agg.items()))
 
 
 def _commands(command_runs: Sequence[dict]) -> tuple[CostRow, ...]:
