@@ -1,4 +1,4 @@
-"""The methods that learn from people, each on 10 LLMJudge-dev pairs with the embedded
+"""The methods that learn from people, each on 10 LLMJudge-dev pairs (the debate on 4) with the embedded
 model: they run end to end and write complete provenance. The 30 other labelled pairs
 of the topic play the people's labels (labels from a 135M model are weak; quality is
 measured in benchmarks/judges.py, not here)."""
@@ -6,7 +6,6 @@ measured in benchmarks/judges.py, not here)."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
@@ -19,16 +18,13 @@ from .conftest import DATA
 
 pytestmark = [pytest.mark.model, pytest.mark.realdata]
 LLMJUDGE = DATA / "llmjudge-dev"
-SLOW = pytest.mark.skipif(
-    os.environ.get("QRELKIT_SLOW_TESTS") != "1",
-    reason="long prompts on the 135M model take 3-5 min each; set QRELKIT_SLOW_TESTS=1 to run",
-)
 METHODS = [
-    pytest.param("icl(k=2)", marks=SLOW),
-    pytest.param("narrative", marks=SLOW),
+    "icl(k=2)",
+    "narrative",
+    "narrative(icl=1)",
+    "debate(rounds=1,narrative=true)",  # on 4 of the cases: two agents write at length
     "confidence(score=likelihood,budget=20%,batch=5)",
-    # narrative(icl=1), debate(narrative=true) and confidence(score=yesno) are
-    # covered by the scripted tests; on the 135M model each costs minutes here.
+    "confidence(score=yesno,budget=20%,batch=5)",
 ]
 
 
@@ -81,10 +77,11 @@ def test_learning_method_on_the_embedded_model(workspace, method):
     ws = workspace
     client = make_client("local", store=ws, max_attempts=1)  # one attempt: errors are fine here
     oracle = ws.oracle if method.startswith("confidence") else None
-    s = run_judging(ws, method, client, task="graded", share="judged", concurrency=2, oracle=oracle)
-    assert s.cases == 10 and s.judged + s.escalations == 10
+    n = 4 if method.startswith("debate") else 10
+    s = run_judging(ws, method, client, task="graded", share="judged", concurrency=2, oracle=oracle, limit=n)
+    assert s.cases == n and s.judged + s.escalations == n
     js = ws.judgments(method=s.method, model=s.model)
-    assert len(js) == 10
+    assert len(js) == n
     for j in js:
         assert j.status in STATUSES and (j.label is None) == (j.status in ("escalate", "error"))
         prov = json.loads(j.provenance)
@@ -116,7 +113,8 @@ def test_learning_method_on_the_embedded_model(workspace, method):
         assert row["narrative"].strip() and row["model"] == s.model and not row["edited"]
         prov = row["provenance"]
         assert prov["docs"] and prov["template"].startswith("narrative_instructor.v1+") and prov["calls"] == 1
-        assert not {d["docid"] for d in prov["docs"]} & ws.cases_docids  # learnt from people's labels only
+        # learnt from people's labels only, never from the pairs it judges
+        assert not {d["docid"] for d in prov["docs"]} & {j.docid for j in js}
     # a second run redoes only the errors (which are retried) and induces nothing again
     again = run_judging(
         ws,
@@ -125,6 +123,7 @@ def test_learning_method_on_the_embedded_model(workspace, method):
         task="graded",
         share="judged",
         oracle=oracle,
+        limit=n,
     )
     assert again.new == s.errors
     if "narrative" in method:
