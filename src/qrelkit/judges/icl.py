@@ -30,16 +30,12 @@ from typing import Any, Optional, Sequence
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, register
 from qrelkit.judges.base import (
-    AUTO,
     JudgeInput,
-    Meter,
     Task,
     Verdict,
-    error_verdict,
-    parsed_decision,
     template_versions,
 )
-from qrelkit.judges.zeroshot import MAX_TOKENS, REASON
+from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.types import Doc
 
@@ -133,52 +129,6 @@ class ExamplePool:
             "items": recorded,
         }
         return text + "\n", prov
-
-
-async def judge_with(
-    inp: JudgeInput,
-    client: Any,
-    template: str,
-    doc_tokens: int,
-    versions: dict,
-    extra_prov: dict,
-    **sections: str,
-) -> Verdict:
-    """One zero-shot-style call with extra prompt sections; the reply and verdict as zero-shot's."""
-    meter = Meter()
-    block, tr = prompts.document_block(inp.text, doc_tokens)
-    task_t = inp.task.template()
-    messages = prompts.load(template).messages(
-        criteria=task_t.render("criteria"),
-        query_block=inp.query_block(),
-        document=block,
-        format=task_t.render("zeroshot_format"),
-        **sections,
-    )
-    prov: dict = {"templates": versions, "truncation": tr.as_dict(), **extra_prov}
-    c = meter.add(
-        await client.complete(
-            messages,
-            schema=inp.task.decision_schema(REASON),
-            max_tokens=MAX_TOKENS,
-            version="|".join(versions.values()),
-        )
-    )
-    value, problem = parsed_decision(c, inp.task)
-    if value is None:
-        prov["reply"] = {"error": problem, "text": (c.text or "")[:500]}
-        return error_verdict(problem or "no decision", meter, prov, round=1)
-    prov["reply"] = c.parsed
-    label = inp.task.binary(value)
-    return Verdict(
-        status=AUTO,
-        label=label,
-        grade=value if inp.task.graded else label,
-        rationale=str(c.parsed.get("reason", "")),
-        round=1,
-        provenance=prov,
-        **meter.totals(),
-    )
 
 
 @register

@@ -54,7 +54,8 @@ from qrelkit import prompts
 from qrelkit.errors import UsageError
 from qrelkit.judges import Param, choice, integer, register
 from qrelkit.judges.base import JudgeInput, Meter, Task, Verdict, error_verdict, template_versions
-from qrelkit.judges.icl import RANDOM, RELEVANT_ONLY, ExamplePool, describe, judge_with
+from qrelkit.judges.icl import RANDOM, RELEVANT_ONLY, ExamplePool, describe
+from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.types import Case
 

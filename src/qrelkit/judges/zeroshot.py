@@ -47,38 +47,52 @@ class ZeroShot:
         return ("zeroshot", f"task_{task_name}")
 
     async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
-        meter = Meter()
-        names = self.templates_for(inp.task.name)
-        versions = template_versions(*names)
-        block, tr = prompts.document_block(inp.text, self.doc_tokens)
-        task_t = inp.task.template()
-        messages = prompts.load("zeroshot").messages(
-            criteria=task_t.render("criteria"),
-            query_block=inp.query_block(),
-            document=block,
-            format=task_t.render("zeroshot_format"),
+        versions = template_versions(*self.templates_for(inp.task.name))
+        return await judge_with(inp, client, "zeroshot", self.doc_tokens, versions, {})
+
+
+async def judge_with(
+    inp: JudgeInput,
+    client: Any,
+    template: str,
+    doc_tokens: int,
+    versions: dict,
+    extra_prov: dict,
+    **sections: str,
+) -> Verdict:
+    """The one structured-answer call of zero-shot, icl and narrative: they differ only in the
+    template and its extra sections, so parsing, errors and provenance stay the same."""
+    meter = Meter()
+    block, tr = prompts.document_block(inp.text, doc_tokens)
+    task_t = inp.task.template()
+    messages = prompts.load(template).messages(
+        criteria=task_t.render("criteria"),
+        query_block=inp.query_block(),
+        document=block,
+        format=task_t.render("zeroshot_format"),
+        **sections,
+    )
+    prov: dict = {"templates": versions, "truncation": tr.as_dict(), **extra_prov}
+    c = meter.add(
+        await client.complete(
+            messages,
+            schema=inp.task.decision_schema(REASON),
+            max_tokens=MAX_TOKENS,
+            version="|".join(versions.values()),
         )
-        prov: dict = {"templates": versions, "truncation": tr.as_dict()}
-        c = meter.add(
-            await client.complete(
-                messages,
-                schema=inp.task.decision_schema(REASON),
-                max_tokens=MAX_TOKENS,
-                version="|".join(versions.values()),
-            )
-        )
-        value, problem = parsed_decision(c, inp.task)
-        if value is None:
-            prov["reply"] = {"error": problem, "text": (c.text or "")[:500]}
-            return error_verdict(problem or "no decision", meter, prov, round=1)
-        prov["reply"] = c.parsed
-        label = inp.task.binary(value)
-        return Verdict(
-            status=AUTO,
-            label=label,
-            grade=value if inp.task.graded else label,
-            rationale=str(c.parsed.get("reason", "")),
-            round=1,
-            provenance=prov,
-            **meter.totals(),
-        )
+    )
+    value, problem = parsed_decision(c, inp.task)
+    if value is None:
+        prov["reply"] = {"error": problem, "text": (c.text or "")[:500]}
+        return error_verdict(problem or "no decision", meter, prov, round=1)
+    prov["reply"] = c.parsed
+    label = inp.task.binary(value)
+    return Verdict(
+        status=AUTO,
+        label=label,
+        grade=value if inp.task.graded else label,
+        rationale=str(c.parsed.get("reason", "")),
+        round=1,
+        provenance=prov,
+        **meter.totals(),
+    )
