@@ -10,13 +10,10 @@ import pytest
 
 from qrelkit.judges import STATUSES
 from qrelkit.judges.runner import run_judging
-from qrelkit.store import Store
-from qrelkit.types import Case, Doc, Qrel, Topic
 
-from .conftest import DATA
+from .conftest import embedded_model_workspace
 
 pytestmark = [pytest.mark.model, pytest.mark.realdata]
-LLMJUDGE = DATA / "llmjudge-dev"
 METHODS = [
     "likelihood",
     "likelihood(threshold=auto)",
@@ -28,42 +25,7 @@ METHODS = [
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    if not (LLMJUDGE / "qrels.txt").exists():
-        pytest.skip(f"real data not found at {LLMJUDGE} (needs ../shared/data/llmjudge-dev)")
-    try:
-        from qrelkit.llm.local import load
-
-        load()
-    except Exception as e:  # noqa: BLE001 - any failure to load means: no embedded model here
-        pytest.skip(f"the embedded model cannot be loaded: {e}")
-    topics = {}
-    for line in (LLMJUDGE / "topics.tsv").read_text().splitlines():
-        qid, text = line.split("\t", 1)
-        topics[qid] = Topic(qid, text)
-    qrels = [
-        Qrel(q, d, int(g))
-        for q, _, d, g in (
-            ln.split() for ln in (LLMJUDGE / "qrels.txt").read_text().splitlines() if ln.strip()
-        )
-    ]
-    qid = sorted(topics)[0]
-    mine = {q.docid: q for q in qrels if q.qid == qid}
-    docs = {}
-    with (LLMJUDGE / "passages.jsonl").open() as f:
-        for line in f:
-            obj = json.loads(line)
-            if obj["docid"] in mine:
-                docs[obj["docid"]] = Doc(obj["docid"], obj["doc"])
-    # the 5 shortest relevant and 5 shortest non-relevant passages (the model is slow on 2 cores)
-    by_len = sorted(mine.values(), key=lambda q: (len(docs[q.docid].text), q.docid))
-    cases = [q for q in by_len if q.grade >= 2][:5] + [q for q in by_len if q.grade < 2][:5]
-    calib = [q for q in by_len if q not in cases][:30]
-    docs = [docs[q.docid] for q in cases + calib]
-    store = Store.create(tmp_path_factory.mktemp("real") / "ws")
-    store.upsert_topics([topics[qid]])
-    store.upsert_docs(docs)
-    store.upsert_qrels(cases + calib)
-    store.upsert_cases([Case(q.qid, q.docid, "llm", i, (), True) for i, q in enumerate(cases)])
+    store = embedded_model_workspace(tmp_path_factory.mktemp("real") / "ws")
     yield store
     store.close()
 
