@@ -166,22 +166,18 @@ def main(argv=None) -> int:
     if not (a.data / "qrels.txt").exists():
         print(f"no data at {a.data} (expected topics.tsv, qrels.txt, passages.jsonl)", file=sys.stderr)
         return 2
+    from qrelkit.data import read_docs
     from qrelkit.judges import parse_spec
     from qrelkit.judges.runner import run_judging
     from qrelkit.llm import make_client
     from qrelkit.store import Store
-    from qrelkit.types import Case, Doc
+    from qrelkit.types import Case
 
     topics, qrels, passages = read_collection(a.data)
     sample = stratified(qrels, a.n, a.seed)
     calib = stratified(qrels, a.calib, a.seed + 1, exclude={(q.qid, q.docid) for q in sample})
     wanted = {q.docid for q in sample + calib}
-    docs = []
-    with passages.open(encoding="utf-8") as f:
-        for line in f:
-            obj = json.loads(line)
-            if obj["docid"] in wanted:
-                docs.append(Doc(obj["docid"], obj["doc"]))
+    docs = [d for d in read_docs(passages) if d.docid in wanted]
     ws = a.workspace or Path(tempfile.mkdtemp(prefix="qrelkit-bench-"))
     gold = {(q.qid, q.docid): q.grade for q in sample}
     rows = []
@@ -289,15 +285,11 @@ def load_hybrid(data: Path, n_topics, max_cases, seed: int):
 
 
 def hybrid_workspace(store, topics, nist, sample, people, passages: Path) -> None:
-    from qrelkit.types import Case, Doc, Qrel
+    from qrelkit.data import read_docs
+    from qrelkit.types import Case, Qrel
 
     wanted = {c.docid for c in sample + people}
-    docs = []
-    with passages.open(encoding="utf-8") as f:
-        for line in f:
-            obj = json.loads(line)
-            if obj["docid"] in wanted:
-                docs.append(Doc(obj["docid"], obj["doc"]))
+    docs = [d for d in read_docs(passages) if d.docid in wanted]
     qids = {c.qid for c in sample}
     store.upsert_topics([t for q, t in topics.items() if q in qids])
     store.upsert_docs(docs)
