@@ -18,7 +18,7 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -481,37 +481,30 @@ def _costs(judgments: Sequence[Any]) -> tuple[CostRow, ...]:
     )
 
 
-def _narrative_costs(narratives: dict) -> tuple[CostRow, ...]:
-    """Instructor calls, from each induced narrative's provenance (a hand-written one cost nothing)."""
-    agg: dict[str, list] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
-    for d in narratives.values():
-        prov = d.get("provenance") or {}
-        if not prov.get("calls"):
-            continue
-        a = agg[str(prov.get("instructor") or d.get("model") or "")]
-        a[0] += 1
-        a[1] += int(prov.get("calls", 0) or 0)
-        a[2] += int(prov.get("cache_hits", 0) or 0)
-        a[3] += int(prov.get("prompt_tokens", 0) or 0)
-        a[4] += int(prov.get("completion_tokens", 0) or 0)
-        a[5] += float(prov.get("cost_usd", 0) or 0)
-    return tuple(CostRow("narrative generation", m, n, calls, hits, pt, ct, cost)
-                 for m, (n, calls, hits, pt, ct, cost) in sorted(agg.items()))
-
-
-def _commands(command_runs: Sequence[dict]) -> tuple[CostRow, ...]:
-    agg: dict[str, list] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
-    for r in command_runs:
-        t = r.get("totals") or {}
-        a = agg[r["command"]]
+def _usage_rows(items: Iterable[tuple[tuple[str, str], dict]]) -> tuple[CostRow, ...]:
+    """Usage records (calls, tokens, cost) summed per (name, model); ``judgments`` counts the records."""
+    agg: dict[tuple[str, str], list] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
+    for key, t in items:
+        a = agg[key]
         a[0] += 1
         a[1] += int(t.get("calls", 0) or 0)
         a[2] += int(t.get("cache_hits", 0) or 0)
         a[3] += int(t.get("prompt_tokens", 0) or 0)
         a[4] += int(t.get("completion_tokens", 0) or 0)
         a[5] += float(t.get("cost_usd", 0) or 0)
-    return tuple(CostRow(c, "", n, calls, hits, pt, ct, cost)
-                 for c, (n, calls, hits, pt, ct, cost) in sorted(agg.items()))
+    return tuple(CostRow(name, model, n, calls, hits, pt, ct, cost)
+                 for (name, model), (n, calls, hits, pt, ct, cost) in sorted(agg.items()))
+
+
+def _narrative_costs(narratives: dict) -> tuple[CostRow, ...]:
+    """Instructor calls, from each induced narrative's provenance (a hand-written one cost nothing)."""
+    provs = [(d, d.get("provenance") or {}) for d in narratives.values()]
+    return _usage_rows((("narrative generation", str(p.get("instructor") or d.get("model") or "")), p)
+                       for d, p in provs if p.get("calls"))
+
+
+def _commands(command_runs: Sequence[dict]) -> tuple[CostRow, ...]:
+    return _usage_rows(((r["command"], ""), r.get("totals") or {}) for r in command_runs)
 
 
 def _provenance(merged_result: Any, original: dict, judgments: Sequence[Any]) -> tuple[tuple[str, int], ...]:
