@@ -296,10 +296,7 @@ def labelled_pairs(
     """A stratified, seeded sample of labelled pairs (original qrels, then people's
     labels, which win) for calibration; pairs being judged are left out when
     enough others remain."""
-    labels: dict[tuple[str, str], int] = {k: task.binary(g) for k, g in store.qrels().items()}
-    for j in store.judgments(source="human"):
-        if j.label is not None:
-            labels[(j.qid, j.docid)] = task.binary(j.grade) if j.grade is not None else j.label
+    labels = {k: h.label for k, h in human_labels(store, task).items()}
     others = {k: v for k, v in labels.items() if k not in exclude}
     if len(others) >= MIN_CALIBRATION and len(set(others.values())) == 2:
         labels = others
