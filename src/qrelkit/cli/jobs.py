@@ -42,8 +42,9 @@ def _progress_cb():
 
     def cb(u) -> None:
         prog.update(task, completed=u.done, total=u.total,
-                    info=f"calls {u.calls} · cached {u.cache_hits} · tokens {u.prompt_tokens + u.completion_tokens}"
-                         f" · ${u.cost_usd:.4f} · escalations {u.escalations}")
+                    info=f"calls {u.usage.calls} · cached {u.usage.cache_hits} · tokens "
+                         f"{u.usage.prompt_tokens + u.usage.completion_tokens} · ${u.usage.cost_usd:.4f} · "
+                         f"escalations {u.escalations}")
 
     return prog, cb
 

@@ -157,9 +157,10 @@ class _progress_bar:
         self.task = self.prog.add_task("judging", total=None, info="")
 
         def update(p) -> None:
+            u = p.usage
             info = (
-                f"calls {p.calls} (cached {p.cache_hits}) · tokens {p.prompt_tokens}+{p.completion_tokens}"
-                f" · ${p.cost_usd:.4f} · escalations {p.escalations} (errors {p.errors})"
+                f"calls {u.calls} (cached {u.cache_hits}) · tokens {u.prompt_tokens}+{u.completion_tokens}"
+                f" · ${u.cost_usd:.4f} · escalations {p.escalations} (errors {p.errors})"
             )
             self.prog.update(self.task, total=p.total, completed=p.done, info=info)
 

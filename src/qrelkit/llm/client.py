@@ -204,14 +204,7 @@ class Client:
         )
 
     def usage_dict(self) -> dict:
-        return {
-            "calls": self._calls,
-            "cache_hits": self._hits,
-            "errors": self._errors,
-            "prompt_tokens": self._ptok,
-            "completion_tokens": self._ctok,
-            "cost_usd": round(self._cost, 8),
-        }
+        return {**self.usage.as_dict(), "errors": self._errors}
 
     async def aclose(self) -> None:
         await self.backend.aclose()
