@@ -107,7 +107,8 @@ class Usage:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Usage":
-        return cls(**{k: d.get(k, 0) for k in USAGE_KEYS})
+        """From a stored record (missing or null keys count 0)."""
+        return cls(*(int(d.get(k) or 0) for k in USAGE_KEYS[:4]), float(d.get("cost_usd") or 0.0))
 
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(*(a + b for a, b in zip(astuple_usage(self), astuple_usage(other))))
