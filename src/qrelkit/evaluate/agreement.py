@@ -363,7 +363,7 @@ def judgments_agreement(
     out = []
     for (method, model), js in sorted(groups.items()):
         statuses = Counter(j.status for j in js)
-        labelled = [j for j in js if j.status in LABELLED_STATUSES and (j.grade is not None or j.label is not None)]
+        labelled = [j for j in js if j.status in LABELLED_STATUSES and j.effective_grade is not None]
 
         def agreement(subset, name):
             grades = {(j.qid, j.docid): j.effective_grade for j in subset}
