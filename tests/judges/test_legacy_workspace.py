@@ -87,3 +87,14 @@ def test_judging_again_from_the_cache_exports_the_same_qrels(workspace, tmp_path
         run_judging(store, method, client(store), task=TASK, share=share, budget=budget)
         text = merged_text(store, method, tmp_path / "merged.qrels")
     assert text == (FIXTURE / qrels_name(method)).read_text()
+
+
+@pytest.mark.parametrize("method,share,budget", JOBS)
+def test_judging_again_from_the_cache_derives_the_same_judgments(workspace, method, share, budget):
+    """Labels, provenance and usage of every judgment, as 41e3b2f stored them."""
+    with Store.open(workspace) as store:
+        before = rows(store, method)
+    _forget_judgments(workspace, method)
+    with Store.open(workspace) as store:
+        run_judging(store, method, client(store), task=TASK, share=share, budget=budget)
+        assert rows(store, method) == before

@@ -71,8 +71,8 @@ from qrelkit.judges.adjudicator import adjudicate
 from qrelkit.judges.base import (
     ADJUDICATED,
     CONSENSUS,
-    AdjudicatingJudge,
     ESCALATE,
+    AdjudicatingJudge,
     JudgeInput,
     Meter,
     Task,

@@ -47,13 +47,21 @@ import asyncio
 import hashlib
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.errors import UsageError
 from qrelkit.judges import Param, choice, integer, register
-from qrelkit.judges.base import JudgeInput, LearningJudge, Meter, Task, Verdict, error_verdict, template_versions
+from qrelkit.judges.base import (
+    JudgeInput,
+    LearningJudge,
+    Meter,
+    Task,
+    Verdict,
+    error_verdict,
+    template_versions,
+)
 from qrelkit.judges.icl import RANDOM, RELEVANT_ONLY, ExamplePool, describe
 from qrelkit.judges.labels import Learned, LearningContext, human_labels
 from qrelkit.judges.zeroshot import judge_with

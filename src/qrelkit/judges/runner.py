@@ -40,17 +40,35 @@ from qrelkit.judges.base import (
 )
 from qrelkit.judges.batching import judge_in_batches
 from qrelkit.judges.budget import Budget, parse_budget
-from qrelkit.judges.escalation import answer_from_oracle, apply_budget, check_budget
-from qrelkit.judges.escalation import for_people, list_escalations  # noqa: F401  (re-exported)
-from qrelkit.judges.labels import PEOPLE_METHOD, HumanLabel, Learned, LearningContext  # noqa: F401
-from qrelkit.judges.labels import human_labels, labelled_pairs, sample_labels  # noqa: F401
+from qrelkit.judges.escalation import (
+    answer_from_oracle,
+    apply_budget,
+    check_budget,
+    for_people,
+    list_escalations,
+)
+from qrelkit.judges.labels import (
+    PEOPLE_METHOD,
+    HumanLabel,
+    Learned,
+    LearningContext,
+    human_labels,
+    labelled_pairs,
+    sample_labels,
+)
 from qrelkit.judges.preparation import check_client, prepare
-from qrelkit.judges.selection import SHARES, resolve_task, select_cases  # noqa: F401  (re-exported)
+from qrelkit.judges.selection import SHARES, resolve_task, select_cases
 from qrelkit.judges.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
 from qrelkit.llm.base import Usage
 from qrelkit.types import Case
 
 Pair = tuple[str, str]
+# what callers imported from the runner when it was one module
+__all__ = [
+    "PEOPLE_METHOD", "SHARES", "HumanLabel", "JudgeSummary", "Learned", "LearningContext", "ProgressUpdate",
+    "arun_judging", "check_budget", "for_people", "human_labels", "labelled_pairs", "list_escalations",
+    "resolve_task", "run_judging", "sample_labels", "select_cases",
+]
 
 
 def _missing(what: str) -> Verdict:
