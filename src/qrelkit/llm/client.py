@@ -51,6 +51,7 @@ from qrelkit.llm.prices import PriceSpec, resolve_prices
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_CAP = 300.0
+ANSWERED, HIT, FAILED = Usage(calls=1), Usage(calls=1, cache_hits=1), Usage(calls=1, errors=1)
 CORRECTIVE = "Your previous reply was not valid JSON for the schema; answer with only the JSON object."
 
 
@@ -168,10 +169,7 @@ class Client:
         self._tpm = TokenBucket(tpm) if tpm else None
         self.prices: Prices = resolve_prices(backend.model_id, prices)
         self._inflight: dict[str, asyncio.Future] = {}
-        self._calls = self._hits = self._errors = 0
-        self._ptok = self._ctok = 0
-        self._cost = 0.0
-        self._latency = 0.0
+        self._usage = Usage()  # running totals of every call this client answered
 
     # ---- introspection -------------------------------------------------------
     @property
@@ -193,18 +191,10 @@ class Client:
 
     @property
     def usage(self) -> Usage:
-        return Usage(
-            calls=self._calls,
-            cache_hits=self._hits,
-            errors=self._errors,
-            prompt_tokens=self._ptok,
-            completion_tokens=self._ctok,
-            cost_usd=self._cost,
-            latency=self._latency,
-        )
+        return self._usage
 
     def usage_dict(self) -> dict:
-        return {**self.usage.as_dict(), "errors": self._errors}
+        return {**self._usage.as_dict(), "errors": self._usage.errors}
 
     async def aclose(self) -> None:
         await self.backend.aclose()
@@ -253,8 +243,7 @@ class Client:
         key = cache_key(kind, self.model_id, request)
         hit = self.cache.get(key) if self.read_cache else None
         if hit is not None:
-            self._calls += 1
-            self._hits += 1
+            self._usage += HIT
         return key, hit
 
     async def _attempts(self, estimate: int, call: Callable[[], Awaitable[Any]], take: Callable) -> Any:
@@ -292,22 +281,18 @@ class Client:
             else:
                 value, error, retryable, retry_after = take(res, dt, attempt, latency)
                 if value is not None:
-                    self._calls += 1
+                    self._usage += ANSWERED
                     return value
             if not retryable or attempt >= self.max_attempts:
                 break
             delay = self._backoff(attempt, retry_after)
             if delay > 0:
                 await asyncio.sleep(delay)
-        self._calls += 1
-        self._errors += 1
+        self._usage += FAILED
         return None, error or "failed", attempt, latency
 
     def _account(self, ptok: int, ctok: int, cost: float, latency: float) -> None:
-        self._ptok += ptok
-        self._ctok += ctok
-        self._cost += cost
-        self._latency += latency
+        self._usage += Usage(prompt_tokens=ptok, completion_tokens=ctok, cost_usd=cost, latency=latency)
 
     async def _limits(self, estimate: int) -> None:
         if self._rpm is not None:
@@ -324,8 +309,7 @@ class Client:
         if leader is not None:
             await asyncio.wait([leader])  # never raises; the leader's outcome is inspected below
             if not leader.cancelled() and leader.exception() is None and leader.result().ok:
-                self._calls += 1
-                self._hits += 1
+                self._usage += HIT
                 return replay(leader.result())
             # The leader failed or was cancelled; failures are not shared, try on our own.
         fut = asyncio.get_running_loop().create_future()
