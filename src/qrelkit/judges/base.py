@@ -221,10 +221,8 @@ class Judge:
         """Raise a CapabilityError when the client cannot serve this judge (default: ``requires`` says it)."""
 
     async def learn(self, ctx: "LearningContext", client: Any) -> "Learned":
-        """Read people's labels before the first case; only called when ``learns``."""
-        from qrelkit.judges.labels import Learned
-
-        return Learned()
+        """Read people's labels before the first case; called exactly when ``learns`` is true."""
+        raise NotImplementedError(f"{self.NAME} says it learns but has no learn()")
 
     async def prepare(self, labelled: Sequence[tuple[JudgeInput, int]], client: Any) -> dict:
         """Calibrate on labelled pairs before the first case; only called when ``needs_labels``.
@@ -239,9 +237,6 @@ class LearningJudge(Judge):
     """A judge that always learns from people's labels before judging (examples, narratives)."""
 
     learns = True
-
-    async def learn(self, ctx: "LearningContext", client: Any) -> "Learned":
-        raise NotImplementedError
 
 
 class ChainJudge(Judge):

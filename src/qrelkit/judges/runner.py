@@ -81,6 +81,22 @@ def _missing(what: str) -> Verdict:
     )
 
 
+def _input_maker(store: Any, task: Task) -> Callable[[Case], JudgeInput | Verdict]:
+    """What a judge gets for a case, or the error verdict when its topic or text is missing."""
+    topics = store.topics()
+
+    def make_input(case: Case) -> JudgeInput | Verdict:
+        topic = topics.get(case.qid)
+        if topic is None:
+            return _missing("topic")
+        doc = store.doc(case.docid)
+        if doc is None:
+            return _missing("document text")
+        return JudgeInput(case, topic, doc, task)
+
+    return make_input
+
+
 class _Recorder:
     """Writes each verdict as it comes and tells the ``progress`` callback."""
 
@@ -170,17 +186,7 @@ async def arun_judging(
     status, calibration, learned = "failed", {}, Learned()
     try:
         calibration, learned = await prepare(judge, store, tsk, selected, pending, client)
-        topics = store.topics()
-
-        def make_input(case: Case) -> JudgeInput | Verdict:
-            topic = topics.get(case.qid)
-            if topic is None:
-                return _missing("topic")
-            doc = store.doc(case.docid)
-            if doc is None:
-                return _missing("document text")
-            return JudgeInput(case, topic, doc, tsk)
-
+        make_input = _input_maker(store, tsk)
         record.emit()
         if isinstance(judge, BatchJudge):
             if pending:
