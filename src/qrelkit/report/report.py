@@ -41,6 +41,10 @@ class CostRow:
     completion_tokens: int = 0
     cost_usd: float = 0.0
 
+    @property
+    def usage(self) -> Usage:
+        return Usage(self.calls, self.cache_hits, self.prompt_tokens, self.completion_tokens, self.cost_usd)
+
     @classmethod
     def of(cls, name: str, model: str, judgments: int, u: Usage) -> "CostRow":
         return cls(name, model, judgments, u.calls, u.cache_hits, u.prompt_tokens, u.completion_tokens, u.cost_usd)
@@ -187,9 +191,7 @@ def _cost_section(inp: ReportInputs) -> dict:
     if not inp.costs and not inp.commands and not inp.narrative_costs:
         return _section(None, "no LLM calls were recorded")
     rows = list(inp.costs) + list(inp.narrative_costs)
-    tot = {k: sum(getattr(c, k) for c in rows) for k in
-           ("judgments", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")}
-    tot["judgments"] = sum(c.judgments for c in inp.costs)
+    tot = {"judgments": sum(c.judgments for c in inp.costs), **sum((c.usage for c in rows), Usage()).as_dict()}
     narr_calls = sum(c.calls for c in inp.narrative_costs)
     narr_cost = sum(c.cost_usd for c in inp.narrative_costs)
     return _section({
