@@ -120,12 +120,36 @@ def test_provenance_typed_keys(key, expected):
 
 
 # ---- one sampling rule -------------------------------------------------------------------------
-def test_calibration_pairs_are_a_simple_random_sample(tmp_path):
-    """10% relevant: the sample keeps roughly that share (a stratified one would make it half)."""
+@pytest.fixture
+def rare_relevant(tmp_path):
+    """300 labels, 10% relevant."""
     store = Store.create(tmp_path / "ws")
     store.upsert_topics([Topic("q", "fox")])
     store.upsert_docs([Doc(f"d{i:03d}", "text") for i in range(300)])
     store.upsert_qrels([Qrel("q", f"d{i:03d}", 2 if i < 30 else 0) for i in range(300)])
-    pairs = labelled_pairs(store, Task("graded", 2), set(), 100)
+    yield store
     store.close()
-    assert 3 <= sum(y for _, y in pairs) <= 20
+
+
+def test_threshold_calibration_takes_equal_shares_of_each_class(rare_relevant):
+    pairs = labelled_pairs(rare_relevant, Task("graded", 2), set(), 40)
+    assert sum(y for _, y in pairs) == 20
+
+
+def test_threshold_calibration_fills_up_from_the_larger_class(rare_relevant):
+    pairs = labelled_pairs(rare_relevant, Task("graded", 2), set(), 100)
+    assert (len(pairs), sum(y for _, y in pairs)) == (100, 30)
+
+
+def test_a_balanced_sample_is_the_one_measured_before(rare_relevant):
+    """The rule labelled_pairs followed at 41e3b2f (seeded shuffles of each class), kept exactly."""
+    import random
+
+    keys = sorted(rare_relevant.qrels())
+    rng = random.Random(0)
+    pos, neg = [k for k in keys if int(k[1][1:]) < 30], [k for k in keys if int(k[1][1:]) >= 30]
+    rng.shuffle(pos)
+    rng.shuffle(neg)
+    before = sorted(pos[:20] + neg[:20])
+    pairs = labelled_pairs(rare_relevant, Task("graded", 2), set(), 40)
+    assert [(inp.case.qid, inp.case.docid) for inp, _ in pairs] == before
