@@ -59,24 +59,18 @@ class MergeResult:
 def latest_llm_method(store: Store) -> tuple[Optional[str], Optional[str]]:
     """The (method, model) of the most recently written LLM judgments: the
     natural default for `export` right after `judge`."""
-    rows = store.query(
-        "SELECT method, model FROM judgments WHERE source != 'human' ORDER BY updated_at DESC LIMIT 1"
-    )
-    return (rows[0][0], rows[0][1]) if rows else (None, None)
-
+    return store.latest_llm_method() or (None, None)
 
 def merge(store: Store, method: Optional[str] = None, model: Optional[str] = None) -> MergeResult:
     """Merge original, human and one judge's labels (see module docstring)."""
     if method is None and model is None:
         method, model = latest_llm_method(store)
     elif method is not None and model is None:
-        rows = store.query("SELECT DISTINCT model FROM judgments WHERE method=?", (method,))
-        if len(rows) > 1:
+        models = store.models_of(method)
+        if len(models) > 1:
             raise UsageError(f"method {method!r} was run with several models; pick one with --model")
-        model = rows[0][0] if rows else None
-    if method is not None and not store.query(
-        "SELECT 1 FROM judgments WHERE method=? AND model=? LIMIT 1", (method, model or "")
-    ):
+        model = models[0] if models else None
+    if method is not None and not store.has_judgments(method, model or ""):
         raise UsageError(f"no judgments by method {method!r} with model {model!r} in {store.workspace}")
 
     original = store.qrels()

@@ -58,6 +58,9 @@ class PeopleWaiting:
     def __len__(self) -> int:
         return len(self.pairs)
 
+    def to_json(self) -> dict:
+        return {"escalations": len(self.escalations), "people_share": len(self.people_share), "waiting": len(self)}
+
 
 class WaitingStore:
     """The people's queue as the workspace implies it (mixin of :class:`qrelkit.store.Store`)."""
