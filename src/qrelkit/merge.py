@@ -22,7 +22,6 @@ from qrelkit.errors import UsageError
 from qrelkit.store import Store
 
 LABELLED_STATUSES = ("consensus", "auto", "adjudicated", "dropped", "human", "oracle")
-PEOPLE_METHOD = "people"
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ def merge(store: Store, method: Optional[str] = None, model: Optional[str] = Non
     for (qid, docid), grade in original.items():
         labels[(qid, docid)] = MergedLabel(qid, docid, grade, "original", "original")
 
-    for j in store.judgments(method=PEOPLE_METHOD, source="human"):
+    for j in store.people_labels():
         if (j.qid, j.docid) in labels or j.grade is None and j.label is None:
             continue
         grade = scale(j)

@@ -21,8 +21,9 @@ from typing import Optional
 
 from qrelkit.annotate.content import escalation_history, people_label, task_of, valid_grades
 from qrelkit.annotate.settings import AnnotateSettings
+from qrelkit.store.waiting import PEOPLE_METHOD
 
-METHOD = "people"
+METHOD = PEOPLE_METHOD  # the method of people's decided labels
 MAX_COMMENT = 5000
 MAX_SECONDS = 24 * 3600.0
 

@@ -23,7 +23,15 @@ from qrelkit.store.llm_calls import LLMCallStore
 from qrelkit.store.narratives import NarrativeStore
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
 from qrelkit.store.tasks import AttentionItem, Candidate, Task, TaskStore
-from qrelkit.store.votes import AttentionVote, CaseVote, DecidedTask, KindProgress, TaskTotals, VoteRecord, VoteStore
+from qrelkit.store.votes import (
+    AttentionVote,
+    CaseVote,
+    DecidedTask,
+    KindProgress,
+    TaskTotals,
+    VoteRecord,
+    VoteStore,
+)
 from qrelkit.store.waiting import ForPeople, PeopleWaiting, WaitingStore, wants_people
 
 

@@ -9,6 +9,7 @@ import json
 from typing import Any, Iterable, NamedTuple, Optional
 
 from qrelkit.store.core import now
+from qrelkit.store.waiting import PEOPLE_METHOD
 from qrelkit.types import Judgment
 
 Pair = tuple[str, str]
@@ -84,6 +85,10 @@ class JudgmentStore:
     def human_pairs(self) -> set[Pair]:
         """Pairs that people have decided (their label wins over every judge's)."""
         return {(q, d) for q, d in self.query("SELECT qid, docid FROM judgments WHERE source='human'")}
+
+    def people_labels(self) -> list[Judgment]:
+        """People's decided labels (the annotation app's majority or median), by qid and docid."""
+        return self.judgments(method=PEOPLE_METHOD, source="human")
 
     def escalation_provenances(self, qid: str, docid: str) -> list[str]:
         """The provenance of each escalating judgment of a pair, debate methods first."""
