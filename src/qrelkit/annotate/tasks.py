@@ -14,6 +14,7 @@ the first one and having their votes refused as surplus.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -150,15 +151,18 @@ def next_assignment(
     A case already leased to the user comes back (a reload shows the same
     case); otherwise the first open case in priority order, cases skipped in
     this session last. Attention items are only mixed in while real work is
-    left, so a finished annotator is not kept busy with checks alone.
+    left, so a finished annotator is not kept busy with checks alone, and only
+    while this annotator's checks stay within the setting (:func:`check_due`).
     """
     now = time.time() if now is None else now
     with store.transaction():
         excluded = excluded_users(store, settings)
+        due = check_due(store, settings, user_id)
         real, att = [], []
         for c in store.candidates(user_id, session_hash, excluded, now):
             if c.kind == "attention":
-                att.append(c)
+                if due or c.mine:
+                    att.append(c)
             elif c.votes < c.votes_needed and (c.mine or c.votes + c.leased_to_others < c.votes_needed):
                 real.append(c)
         if not real:
@@ -176,6 +180,20 @@ def next_assignment(
             )
         store.lease(user_id, chosen.qid, chosen.docid, now, now + settings.lease_minutes * 60.0)
     return Assignment(chosen.qid, chosen.docid, chosen.kind)
+
+
+def check_due(store, settings: AnnotateSettings, user_id: int) -> bool:
+    """May this annotator be served a check as their next item?
+
+    The share must hold per annotator: serving every check to everybody made
+    checks 42 % of one annotator's items at a 10 % setting. So an annotator's
+    checks never exceed ``attention`` of their items, rounded half up, with one
+    check allowed from the start (as the queue holds at least one).
+    """
+    if settings.attention <= 0:
+        return False
+    items = store.vote_count(user_id) + 1
+    return store.check_count(user_id) + 1 <= max(1, math.floor(settings.attention * items + 0.5))
 
 
 def skip(store, user_id: int, session_hash: str, qid: str, docid: str, now: Optional[float] = None) -> bool:

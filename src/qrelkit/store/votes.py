@@ -93,6 +93,14 @@ class VoteStore:
             return self.scalar("SELECT COUNT(*) FROM annot_votes")
         return self.scalar("SELECT COUNT(*) FROM annot_votes WHERE user_id=?", (user_id,))
 
+    def check_count(self, user_id: int) -> int:
+        """Attention checks this annotator has answered."""
+        return self.scalar(
+            "SELECT COUNT(*) FROM annot_votes v JOIN annot_tasks t ON t.qid=v.qid AND t.docid=v.docid "
+            "WHERE v.user_id=? AND t.kind='attention'",
+            (user_id,),
+        )
+
     def votes_per_user(self) -> dict[int, int]:
         return dict(self.query("SELECT user_id, COUNT(*) FROM annot_votes GROUP BY user_id"))
 
