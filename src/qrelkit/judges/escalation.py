@@ -18,6 +18,7 @@ from typing import Any, Mapping, Optional, Sequence
 from qrelkit.errors import UsageError
 from qrelkit.judges.base import ERROR, ESCALATE, AdjudicatingJudge, JudgeInput, Task
 from qrelkit.judges.budget import Budget, rank, strength
+from qrelkit.store.waiting import wants_people
 from qrelkit.types import Case, Judgment, Provenance
 
 Pair = tuple[str, str]
@@ -25,12 +26,8 @@ COMMON_KEYS = ("method", "model", "task", "status", "reason")  # written by the 
 
 
 def for_people(j: Judgment) -> bool:
-    """Does this judgment wait for people? (errors always; escalations unless the budget said no)."""
-    if j.status == ERROR:
-        return True
-    if j.status != ESCALATE:
-        return False
-    return (j.prov.budget or {}).get("for_people", True)
+    """Does this judgment wait for people? (the one definition: :func:`qrelkit.store.waiting.wants_people`)."""
+    return wants_people(j.status, j.provenance)
 
 
 def check_budget(spec: Any, budget: Optional[str | Budget]) -> None:

@@ -40,9 +40,9 @@ from typing import Any, Mapping, Optional, Sequence
 
 from qrelkit.judges.base import JudgeInput, Task
 from qrelkit.llm.base import Usage
+from qrelkit.store.waiting import PEOPLE_METHOD  # noqa: F401  (re-exported for the runner's callers)
 from qrelkit.types import Case, Doc, Topic
 
-PEOPLE_METHOD = "people"  # the method under which the annotation app writes people's decided labels
 MIN_CALIBRATION = 20  # below this many labels outside the selection, calibration may use the selection's
 Pair = tuple[str, str]
 
@@ -102,7 +102,7 @@ def human_labels(
     for (q, d), g in store.qrels().items():
         if (qids is None or q in qids) and (q, d) not in exclude_original and (q, d) not in exclude:
             out[(q, d)] = HumanLabel(q, d, int(g), task.binary(int(g)), "original")
-    for j in store.judgments(method=PEOPLE_METHOD, source="human"):
+    for j in store.people_labels():
         if (qids is not None and j.qid not in qids) or (j.qid, j.docid) in exclude:
             continue
         if j.effective_grade is None:
