@@ -10,7 +10,61 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from qrelkit.llm.base import Usage
+USAGE_KEYS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What calls cost: one value for the client's running totals, a verdict's share, a run's.
+
+    It adds and subtracts, so "this run" is ``after - before`` and "this case" is a sum of its calls;
+    ``as_dict`` gives the record written to commands, summaries and JSON (the CLI contract's keys:
+    ``calls``, ``cache_hits``, ``prompt_tokens``, ``completion_tokens``, ``cost_usd``).
+    ``errors`` and ``latency`` are the client's own (failed calls, seconds waited)."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    errors: int = 0
+    latency: float = 0.0
+
+    @classmethod
+    def of(cls, result: Any) -> "Usage":
+        """One answered call, a Completion or ScoreResult (a cache hit costs nothing but counts)."""
+        return cls(
+            calls=1,
+            cache_hits=int(result.cached),
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            cost_usd=result.cost_usd,
+        )
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Usage":
+        """From a stored record (missing or null keys count 0)."""
+        return cls(*(int(d.get(k) or 0) for k in USAGE_KEYS[:4]), float(d.get("cost_usd") or 0.0))
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(*(a + b for a, b in zip(self._values(), other._values())))
+
+    def __sub__(self, other: "Usage") -> "Usage":
+        return Usage(*(a - b for a, b in zip(self._values(), other._values())))
+
+    def _values(self) -> tuple:
+        return (self.calls, self.cache_hits, self.prompt_tokens, self.completion_tokens, self.cost_usd,
+                self.errors, self.latency)
+
+    def as_dict(self) -> dict:
+        """The five contract keys (cost rounded to 8 decimals, as every record stores it)."""
+        return {
+            "calls": self.calls,
+            "cache_hits": self.cache_hits,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": round(self.cost_usd, 8),
+        }
 
 
 @dataclass(frozen=True)

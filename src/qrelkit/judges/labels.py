@@ -39,9 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 from qrelkit.judges.base import JudgeInput, Task
-from qrelkit.llm.base import Usage
 from qrelkit.store.waiting import PEOPLE_METHOD  # noqa: F401  (re-exported for the runner's callers)
-from qrelkit.types import Case, Doc, Topic
+from qrelkit.types import Case, Doc, Topic, Usage
 
 MIN_CALIBRATION = 20  # below this many labels outside the selection, calibration may use the selection's
 Pair = tuple[str, str]

@@ -59,8 +59,7 @@ from qrelkit.judges.labels import (
 from qrelkit.judges.preparation import check_client, prepare
 from qrelkit.judges.selection import SHARES, resolve_task, select_cases
 from qrelkit.judges.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
-from qrelkit.llm.base import Usage
-from qrelkit.types import Case
+from qrelkit.types import Case, Usage
 
 Pair = tuple[str, str]
 # what callers imported from the runner when it was one module

@@ -17,8 +17,7 @@ from typing import Any, Sequence
 from qrelkit.judges.base import ADJUDICATED, DROPPED, ERROR, ESCALATE, Task
 from qrelkit.judges.escalation import for_people
 from qrelkit.judges.labels import Learned
-from qrelkit.llm.base import Usage
-from qrelkit.types import Case
+from qrelkit.types import Case, Usage
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
-from qrelkit.llm.base import Usage
 from qrelkit.report import plots
+from qrelkit.types import Usage
 
 TEMPLATES = Path(__file__).parent / "templates"
 
