@@ -354,11 +354,3 @@ def describe() -> list[MethodInfo]:
         )
     return out
 
-
-def __getattr__(name: str) -> Any:
-    # the pipeline, importable from here without an import cycle at load time
-    if name in ("run_judging", "arun_judging", "JudgeSummary", "ProgressUpdate", "list_escalations"):
-        from qrelkit.judges import runner
-
-        return getattr(runner, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
