@@ -31,6 +31,7 @@ from typing import Any, Self
 from qrelkit.data import irds
 from qrelkit.data._open import PathLike, decode_line, is_gzip, iter_lines, iter_raw_lines
 from qrelkit.data.topics import detect_format, json_id, parse_json_object, pick
+from qrelkit.data.unique import UniqueById
 from qrelkit.errors import InputError
 from qrelkit.types import Doc
 
@@ -74,20 +75,32 @@ def _doc_format(path: PathLike) -> str:
     return detect_format(path)
 
 
-def read_docs(path: PathLike) -> Iterator[Doc]:
-    """Stream documents from a JSONL or TSV file (gzipped or not) or an ``irds:`` dataset.
-    Duplicate ids are not checked here (that needs memory); :class:`DocIndex` checks them."""
+def _iter_with_lines(path: PathLike) -> Iterator[tuple[int, Doc]]:
     if irds.is_irds(path):
-        for docid, text, title in irds.iter_doc_fields(str(path)):
-            yield Doc(docid=docid, text=text, title=title or None)
+        for n, (docid, text, title) in enumerate(irds.iter_doc_fields(str(path)), start=1):
+            yield n, Doc(docid=docid, text=text, title=title or None)
         return
     fmt = _doc_format(path)
     count = 0
     for lineno, line in iter_lines(path):
         count += 1
-        yield parse_doc_line(path, lineno, line, fmt)
+        yield lineno, parse_doc_line(path, lineno, line, fmt)
     if count == 0:
         raise InputError(path, None, "no documents found (the file is empty)")
+
+
+def read_docs(path: PathLike) -> Iterator[Doc]:
+    """Stream documents from a JSONL or TSV file (gzipped or not) or an ``irds:``
+    dataset, as they are (repeats included); :func:`unique_docs` checks ids."""
+    for _, doc in _iter_with_lines(path):
+        yield doc
+
+
+def unique_docs(path: PathLike) -> UniqueById[Doc]:
+    """The documents once each, streamed: an identical repeat is dropped and
+    counted (``.duplicates``); a repeated id with a different text or title is
+    an error naming both lines (the workspace would otherwise keep the last)."""
+    return UniqueById(path, _iter_with_lines(path), key=lambda d: d.docid, what="document id")
 
 
 def default_cache_dir() -> Path:
@@ -260,10 +273,10 @@ def _build(path: Path, index_path: Path) -> None:
             else:
                 batch.append((doc.docid, lineno, offset, len(raw), None, None))
             if len(batch) >= _BATCH:
-                _insert(conn, path, batch)
+                count, empty = _minus((count, empty), _insert(conn, path, batch))
                 batch = []
         if batch:
-            _insert(conn, path, batch)
+            count, empty = _minus((count, empty), _insert(conn, path, batch))
         if count == 0:
             raise InputError(path, None, "no documents found (the file is empty)")
         conn.executemany(
@@ -282,13 +295,41 @@ def _build(path: Path, index_path: Path) -> None:
         raise
 
 
-def _insert(conn: sqlite3.Connection, path: Path, batch: list[tuple]) -> None:
+def _minus(totals: tuple[int, int], dropped: tuple[int, int]) -> tuple[int, int]:
+    return totals[0] - dropped[0], totals[1] - dropped[1]
+
+
+def _insert(conn: sqlite3.Connection, path: Path, batch: list[tuple]) -> tuple[int, int]:
+    """Insert a batch; an identical repeat of an id is dropped, a different one
+    refused (as in :func:`unique_docs`). Returns ``(repeats dropped, of which empty)``."""
     before = conn.total_changes
     conn.executemany("INSERT OR IGNORE INTO docs VALUES (?, ?, ?, ?, ?, ?)", batch)
     if conn.total_changes - before == len(batch):
-        return
+        return 0, 0
+    dropped = empty = 0
     for row in batch:
         docid, lineno = row[0], row[1]
-        first = conn.execute("SELECT line FROM docs WHERE docid = ?", (docid,)).fetchone()[0]
-        if first != lineno:
-            raise InputError(path, lineno, f"duplicate document id {docid}: lines {first} and {lineno}")
+        first = conn.execute("SELECT line, off, len, title, text FROM docs WHERE docid = ?", (docid,)).fetchone()
+        if first[0] == lineno:
+            continue
+        title_text = _row_doc(path, row[1:])
+        if _row_doc(path, first) != title_text:
+            raise InputError(
+                path, lineno, f"duplicate document id {docid} with different content: lines {first[0]} and {lineno}"
+            )
+        dropped += 1
+        empty += not title_text[1].strip()
+    return dropped, empty
+
+
+def _row_doc(path: Path, row: tuple) -> tuple:
+    """``(title, text)`` of an index row ``(line, off, len, title, text)``, re-read
+    from the file when the index holds an offset instead of the text."""
+    line, off, length, title, text = row
+    if off is None:
+        return title, text
+    with open(path, "rb") as fh:
+        fh.seek(off)
+        raw = fh.read(length)
+    doc = parse_doc_line(path, line, decode_line(path, line, raw), _doc_format(path))
+    return doc.title, doc.text
