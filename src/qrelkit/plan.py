@@ -88,13 +88,18 @@ class Plan:
 def load_plan(path: Path | str) -> Plan:
     """Read and validate a plan; unknown keys are errors (a typo must not be ignored)."""
     path = Path(path)
+    from qrelkit.data._open import read_text
+
+    if not path.exists():
+        raise InputError(path, None, "plan file not found")
+    text = read_text(path)  # a folder or a binary file is an InputError too
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(path, None, "plan file not found") from None
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         line = getattr(e, "lineno", None)
         raise InputError(path, line, f"not valid TOML: {e.msg if hasattr(e, 'msg') else e}") from None
+    except RecursionError:
+        raise InputError(path, None, "not valid TOML: nested too deeply") from None
     base = path.resolve().parent
     values: dict[str, Any] = {}
     for section, table in raw.items():

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace, writing
 
 annotate_app = typer.Typer(
     help="Let people judge escalations and the people's share in a small web app.", no_args_is_help=True
@@ -50,6 +50,8 @@ def serve(
     from qrelkit.errors import UsageError
 
     ws = require_workspace(workspace)
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port {port} is out of range (0 to 65535)")
     with _open(ws) as store:
         s = load_settings(store)
         if votes is not None or attention is not None:
@@ -175,7 +177,7 @@ def export(
     """Write every vote (votes.jsonl) and the decided labels (decided.qrels, TREC format)."""
     from qrelkit.annotate.export import export_annotations
 
-    with _open(workspace) as store:
+    with _open(workspace) as store, writing(out, folder=True):
         r = export_annotations(store, out)
     if json_out:
         print_json(r.to_json())

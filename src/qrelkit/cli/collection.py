@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace, writing
 from qrelkit.errors import UsageError
 
 
@@ -172,7 +172,8 @@ def export(
 
             method = parse_spec(method).canonical
         result = merge(store, method=method, model=model)
-        side = write_merged(result, out)
+        with writing(out):
+            side = write_merged(result, out)
     payload = {"out": str(out), "provenance": str(side), "method": result.method, "model": result.model,
                **result.counts()}
     _emit(payload, as_json, "export")
