@@ -37,13 +37,15 @@ def load_collection(
     runs: Sequence[str] = (),
     on_docs: Optional[Callable[[int], None]] = None,
     force: bool = False,
+    allow_empty: bool = False,
 ) -> dict:
     """Load topics, docs, qrels and runs into the workspace (upserts).
 
     Everything is parsed and validated before the first write, except docs,
     which stream; so a malformed qrels or run file leaves the workspace as it
     was. When the same files (by size and mtime) were loaded before, nothing is
-    read again unless ``force``.
+    read again unless ``force``. An empty qrels or run file is refused unless
+    ``allow_empty``.
     """
     from qrelkit.data import expand_paths, load_qrels, read_runs, unique_docs, unique_topics
 
@@ -56,9 +58,9 @@ def load_collection(
 
     topic_reader = unique_topics(str(topics))
     topic_list = list(topic_reader)
-    qrels_file = load_qrels(str(qrels)) if qrels else None
+    qrels_file = load_qrels(str(qrels), allow_empty=allow_empty) if qrels else None
     qrels_list = list(qrels_file.qrels()) if qrels_file else []
-    run_list = read_runs(run_paths) if run_paths else []
+    run_list = read_runs(run_paths, allow_empty=allow_empty) if run_paths else []
     store.upsert_topics(topic_list)
 
     doc_reader = unique_docs(str(docs))
@@ -93,7 +95,7 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
             f"{store.workspace}: the workspace has no runs; add them with "
             f"`qrelkit init -w {store.workspace} ... --runs PATH`"
         )
-    runs = read_runs([p for _, p, _ in stored])
+    runs = read_runs([p for _, p, _ in stored], allow_empty=True)  # accepted when loaded
     qrels = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
     topics = store.topics()
     cases = build_pool(runs, depth=depth, human_depth=human_depth or None, qrels=qrels, topics=list(topics)).cases

@@ -31,6 +31,9 @@ console = Console(stderr=True)
 
 WorkspaceOpt = typer.Option(None, "-w", "--workspace", help="Workspace folder (holds qrelkit.sqlite and exports).")
 JsonOpt = typer.Option(False, "--json", help="Print exactly one JSON object on stdout instead of tables.")
+AllowEmptyOpt = typer.Option(
+    False, "--allow-empty", help="Accept empty qrels and run files (by default an empty one is an error: usually the wrong file)."
+)
 
 
 def print_json(obj: Any) -> None:

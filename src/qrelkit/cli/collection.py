@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace, writing
+from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace, writing
 from qrelkit.errors import UsageError
 
 
@@ -34,6 +34,7 @@ def init(
     docs: Path = typer.Option(..., "--docs", help="Docs: JSONL (docid, text, optional title) or TSV; .gz is fine."),
     qrels: Optional[Path] = typer.Option(None, "--qrels", help="Existing qrels (TREC format) to complete or audit."),
     runs: Optional[List[str]] = typer.Option(None, "--runs", help="Runs: files, folders or globs (TREC 6-column, .gz ok)."),
+    allow_empty: bool = AllowEmptyOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Create (or refresh) a workspace from a collection: topics, docs, qrels, runs.
@@ -48,7 +49,7 @@ def init(
         task = prog.add_task("loading docs", total=None)
         counts = load_collection(
             store, str(topics), str(docs), str(qrels) if qrels else None, list(runs or ()),
-            on_docs=lambda n: prog.update(task, completed=n), force=True,
+            on_docs=lambda n: prog.update(task, completed=n), force=True, allow_empty=allow_empty,
         )
     counts.pop("reloaded", None)
     out = {"workspace": str(ws), **counts}
@@ -100,6 +101,7 @@ def holes(
     orders: int = typer.Option(10, "--orders", min=1, help="Random run orders for --saturation."),
     seed: int = typer.Option(0, "--seed", help="Seed for --saturation orders."),
     threshold: int = typer.Option(2, "--threshold", help="Grade at or above which a label is relevant."),
+    allow_empty: bool = AllowEmptyOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Per-run Judged@k and Hole@k, and the number of pooled pairs without a label."""
@@ -110,20 +112,20 @@ def holes(
     if workspace is None and (not runs or qrels is None):
         raise UsageError("pass -w/--workspace, or both --runs and --qrels")
     with console.status("reading runs and qrels"):
-        run_list = read_runs(list(runs)) if runs else None
-        qrel_list = list(read_qrels(str(qrels))) if qrels else None
+        run_list = read_runs(list(runs), allow_empty=allow_empty) if runs else None
+        qrel_list = list(read_qrels(str(qrels), allow_empty=allow_empty)) if qrels else None
     if workspace is not None and (run_list is None or qrel_list is None):
         from qrelkit.store import Store
 
         with Store.open(workspace) as store:
             if run_list is None:
-                run_list = read_runs([p for _, p, _ in store.runs()])
+                run_list = read_runs([p for _, p, _ in store.runs()], allow_empty=True)
             if qrel_list is None:
                 qrel_list = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
     if not run_list:
         raise UsageError("no runs to measure")
     report = holes_report(run_list, qrel_list, depth=depth)
-    new_list = list(read_qrels(str(new_qrels))) if new_qrels is not None else None
+    new_list = list(read_qrels(str(new_qrels), allow_empty=allow_empty)) if new_qrels is not None else None
     if new_list is not None:
         from qrelkit.evaluate.saturation import new_relevant_at_k
 

@@ -11,7 +11,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json
+from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, WorkspaceOpt, app, console, print_json
 from qrelkit.errors import UsageError
 
 simulate_app = typer.Typer(help="Simulations on real data (pool bias).", no_args_is_help=True)
@@ -43,19 +43,19 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-def _load_versions(paths: list[str]) -> list[tuple[str, dict]]:
+def _load_versions(paths: list[str], allow_empty: bool = False) -> list[tuple[str, dict]]:
     from qrelkit.data import load_qrels
 
     names = _unique([_qrels_name(p) for p in paths])
-    return [(n, dict(load_qrels(p).pairs)) for n, p in zip(names, paths)]
+    return [(n, dict(load_qrels(p, allow_empty=allow_empty).pairs)) for n, p in zip(names, paths)]
 
 
-def _read_runs(runs: Optional[List[str]]):
+def _read_runs(runs: Optional[List[str]], allow_empty: bool = False):
     from qrelkit.data import read_runs
 
     if not runs:
         raise UsageError("pass at least one --runs PATH (file, folder or glob)")
-    out = read_runs(list(runs))
+    out = read_runs(list(runs), allow_empty=allow_empty)
     if not out:
         raise UsageError("no runs found")
     return out
@@ -225,6 +225,7 @@ def evaluate(
     run_meta: Optional[Path] = typer.Option(None, "--run-meta", help="JSON/TOML: run name -> {\"model\": ...}."),
     judge_model: Optional[List[str]] = typer.Option(None, "--judge-model", help="Model of the LLM judge (circularity check)."),
     workspace: Optional[Path] = WorkspaceOpt,
+    allow_empty: bool = AllowEmptyOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Score runs under one or more qrels versions; compare rankings and significance between versions."""
@@ -241,8 +242,8 @@ def evaluate(
     if rank_measure not in keys:
         specs = specs + resolve_measures([rank_measure], threshold)
         keys.append(rank_measure)
-    run_list = prepare_runs(_read_runs(runs))
-    versions = _load_versions(list(qrels))
+    run_list = prepare_runs(_read_runs(runs, allow_empty))
+    versions = _load_versions(list(qrels), allow_empty)
     t_read = time.perf_counter() - t0
     scored = evaluate_versions(run_list, versions, specs, threshold, judged_only)
     t_eval = time.perf_counter() - t0 - t_read
