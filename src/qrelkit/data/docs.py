@@ -273,10 +273,10 @@ def _build(path: Path, index_path: Path) -> None:
             else:
                 batch.append((doc.docid, lineno, offset, len(raw), None, None))
             if len(batch) >= _BATCH:
-                count, empty = _minus((count, empty), _insert(conn, path, batch))
+                _insert(conn, path, batch)
                 batch = []
         if batch:
-            count, empty = _minus((count, empty), _insert(conn, path, batch))
+            _insert(conn, path, batch)
         if count == 0:
             raise InputError(path, None, "no documents found (the file is empty)")
         conn.executemany(
@@ -295,41 +295,13 @@ def _build(path: Path, index_path: Path) -> None:
         raise
 
 
-def _minus(totals: tuple[int, int], dropped: tuple[int, int]) -> tuple[int, int]:
-    return totals[0] - dropped[0], totals[1] - dropped[1]
-
-
-def _insert(conn: sqlite3.Connection, path: Path, batch: list[tuple]) -> tuple[int, int]:
-    """Insert a batch; an identical repeat of an id is dropped, a different one
-    refused (as in :func:`unique_docs`). Returns ``(repeats dropped, of which empty)``."""
+def _insert(conn: sqlite3.Connection, path: Path, batch: list[tuple]) -> None:
     before = conn.total_changes
     conn.executemany("INSERT OR IGNORE INTO docs VALUES (?, ?, ?, ?, ?, ?)", batch)
     if conn.total_changes - before == len(batch):
-        return 0, 0
-    dropped = empty = 0
+        return
     for row in batch:
         docid, lineno = row[0], row[1]
-        first = conn.execute("SELECT line, off, len, title, text FROM docs WHERE docid = ?", (docid,)).fetchone()
-        if first[0] == lineno:
-            continue
-        title_text = _row_doc(path, row[1:])
-        if _row_doc(path, first) != title_text:
-            raise InputError(
-                path, lineno, f"duplicate document id {docid} with different content: lines {first[0]} and {lineno}"
-            )
-        dropped += 1
-        empty += not title_text[1].strip()
-    return dropped, empty
-
-
-def _row_doc(path: Path, row: tuple) -> tuple:
-    """``(title, text)`` of an index row ``(line, off, len, title, text)``, re-read
-    from the file when the index holds an offset instead of the text."""
-    line, off, length, title, text = row
-    if off is None:
-        return title, text
-    with open(path, "rb") as fh:
-        fh.seek(off)
-        raw = fh.read(length)
-    doc = parse_doc_line(path, line, decode_line(path, line, raw), _doc_format(path))
-    return doc.title, doc.text
+        first = conn.execute("SELECT line FROM docs WHERE docid = ?", (docid,)).fetchone()[0]
+        if first != lineno:
+            raise InputError(path, lineno, f"duplicate document id {docid}: lines {first} and {lineno}")

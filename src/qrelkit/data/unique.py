@@ -6,19 +6,19 @@ reports how many). Two *different* records under one id mean the file is
 wrong, and keeping either would silently change what is judged, so that is an
 :class:`InputError` naming both lines, as conflicting qrels already are.
 
-Corpora can be far larger than memory, so the ids seen are kept in a private
-temporary SQLite database (on disk, dropped on close) with the line of their
-first occurrence and an 8-byte digest of the record, not in a dict.
+Corpora can be far larger than memory, so the ids seen are kept on disk
+(:class:`qrelkit.store.seen_ids.SeenIds`) with the line of their first
+occurrence and an 8-byte digest of the record, not in a dict.
 """
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 from qrelkit.data._open import PathLike
 from qrelkit.errors import InputError
+from qrelkit.store.seen_ids import SeenIds
 
 T = TypeVar("T")
 _BATCH = 1000
@@ -45,33 +45,30 @@ class UniqueById(Generic[T]):
         self.duplicates = 0
 
     def __iter__(self) -> Iterator[T]:
-        conn = sqlite3.connect("")  # "" = a private temporary database that spills to disk
+        seen = SeenIds()
         try:
-            conn.execute("CREATE TABLE seen (id TEXT PRIMARY KEY, line INTEGER NOT NULL, digest BLOB NOT NULL)")
             batch: list[tuple[str, int, bytes, T]] = []
             for lineno, record in self.records:
                 batch.append((self.key(record), lineno, digest(record), record))
                 if len(batch) >= _BATCH:
-                    yield from self._admit(conn, batch)
+                    yield from self._admit(seen, batch)
                     batch = []
-            yield from self._admit(conn, batch)
+            yield from self._admit(seen, batch)
         finally:
-            conn.close()
+            seen.close()
 
-    def _admit(self, conn: sqlite3.Connection, batch: list[tuple[str, int, bytes, T]]) -> Iterator[T]:
-        before = conn.total_changes
-        conn.executemany("INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", [row[:3] for row in batch])
-        if conn.total_changes - before == len(batch):
+    def _admit(self, seen: SeenIds, batch: list[tuple[str, int, bytes, T]]) -> Iterator[T]:
+        if seen.add([row[:3] for row in batch]):
             for row in batch:
                 yield row[3]
             return
         for rid, lineno, fingerprint, record in batch:
-            first, first_digest = conn.execute("SELECT line, digest FROM seen WHERE id = ?", (rid,)).fetchone()
-            if first == lineno:
+            first = seen.first(rid)
+            if first.line == lineno:
                 yield record
-            elif first_digest == fingerprint:
+            elif first.digest == fingerprint:
                 self.duplicates += 1
             else:
                 raise InputError(
-                    self.path, lineno, f"duplicate {self.what} {rid} with different content: lines {first} and {lineno}"
+                    self.path, lineno, f"duplicate {self.what} {rid} with different content: lines {first.line} and {lineno}"
                 )
