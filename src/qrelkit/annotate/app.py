@@ -7,7 +7,15 @@ Security is enforced in one place per concern so that no route can forget it:
 - `_session` / `_admin` dependencies check the session cookie on every page
   and API call (only /login and /static are public);
 - `_check_post` checks the per-session CSRF token (form field or X-CSRF-Token
-  header) and the Origin header on every POST.
+  header) and the Origin header on every POST. The expected origin is the
+  project's ``public_url`` when set (the app behind a TLS-terminating proxy),
+  else the forwarded scheme and host when ``trust_proxy`` is on, else the
+  request's own;
+- an exception no handler knows becomes a plain 500 inside `_Guard`, so that
+  even a bug's response carries the security headers (Starlette's own error
+  middleware sits outside every user middleware and would send it bare).
+Uvicorn adds a ``server`` header below the app; :func:`uvicorn_config` turns
+it off, and both ``annotate serve`` and the tests' server use it.
 Templates autoescape everything; the only markup built in Python is the
 document with its evidence marks, built from escaped pieces (content.highlight).
 
@@ -21,6 +29,7 @@ they send the cookie themselves or the project sets ``secure_cookie`` false.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -34,12 +43,13 @@ from starlette.concurrency import run_in_threadpool
 
 from qrelkit.annotate import auth, tasks
 from qrelkit.annotate.content import load_case
-from qrelkit.annotate.settings import AnnotateSettings, load_settings
+from qrelkit.annotate.settings import AnnotateSettings, load_settings, public_origin
 from qrelkit.annotate.stats import project_stats
 from qrelkit.annotate.votes import VoteRejected, cast_vote
 from qrelkit.store import Store
 
 HERE = Path(__file__).resolve().parent
+log = logging.getLogger("qrelkit.annotate")
 MAX_BODY = 64 * 1024
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -108,10 +118,13 @@ class _Guard:
 
         try:
             await self.app(scope, receive_capped, send_wrapped)
-        except BaseException as e:  # the app may wrap our exception in an exception group
+        except Exception as e:  # the app may wrap our exception in an exception group
             if _contains(e, _TooLarge) and not state["started"]:
                 return await _too_large(scope, receive, send_wrapped)
-            raise
+            if state["started"]:
+                raise
+            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            await JSONResponse({"error": "internal error"}, status_code=500)(scope, receive, send_wrapped)
 
 
 def _contains(e: BaseException, kind: type) -> bool:
@@ -126,6 +139,16 @@ async def _too_large(scope, receive, send):
     await JSONResponse({"error": f"request body larger than {MAX_BODY} bytes"}, status_code=413)(
         scope, receive, send
     )
+
+
+def uvicorn_config(app, host: str, port: int, **kwargs: Any):
+    """How the app is served: without uvicorn's ``server`` header (it names
+    the stack to whoever asks) and without trusting proxy headers for the
+    client address (the app's own ``trust_proxy`` setting covers the origin)."""
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False,
+                          proxy_headers=False, **kwargs)
 
 
 def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> FastAPI:
@@ -187,12 +210,25 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
             raise Denied(403, "This page is for project admins.")
         return session
 
-    def _check_post(request: Request, session: auth.Session, token: Optional[str]) -> None:
+    def _own_origin(request: Request) -> str:
+        s = cur_settings()
+        if s.public_url:
+            return public_origin(s.public_url) or ""
+        scheme, host = request.url.scheme, request.headers.get("host", "")
+        if s.trust_proxy:
+            scheme = request.headers.get("x-forwarded-proto", scheme).split(",")[0].strip()
+            host = request.headers.get("x-forwarded-host", host).split(",")[0].strip()
+        return f"{scheme}://{host}".lower()
+
+    def _check_origin(request: Request) -> None:
         origin = request.headers.get("origin")
-        if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+        if origin is not None and origin.lower() != _own_origin(request):
             raise Denied(403, "cross-origin request refused")
         if request.headers.get("sec-fetch-site") == "cross-site":
             raise Denied(403, "cross-site request refused")
+
+    def _check_post(request: Request, session: auth.Session, token: Optional[str]) -> None:
+        _check_origin(request)
         if not auth.csrf_ok(session, token):
             raise Denied(403, "missing or wrong CSRF token")
 
@@ -208,6 +244,8 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
             body = json.loads(await request.body())
         except (ValueError, UnicodeDecodeError):
             raise Denied(400, "body is not valid JSON") from None
+        except RecursionError:
+            raise Denied(400, "body is not valid JSON: nested too deeply") from None
         if not isinstance(body, dict):
             raise Denied(400, "body must be a JSON object")
         return body
@@ -246,13 +284,25 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
         )
 
     # ---- pages ----------------------------------------------------------------------
+    bad_link = ("This login link is not valid: it was already used, revoked, expired or mistyped. "
+                "Ask the project admin for a new one.")
+
     @app.get("/login")
     def login_page(token: str = ""):
+        """Shows whose link it is and a button; opening the link spends nothing."""
+        name = auth.link_owner(store, token, cur_settings().link_days)
+        if name is None:
+            raise Denied(403, bad_link)
+        return render("login.html", title="Sign in", user=name, token=token)
+
+    @app.post("/login")
+    async def login_post(request: Request):
+        _check_origin(request)
         s = cur_settings()
-        got = auth.login(store, token, s.session_hours)
+        token = (await _form(request)).get("token", "")
+        got = await run_in_threadpool(auth.login, store, token, s.session_hours, None, s.link_days)
         if got is None:
-            raise Denied(403, "This login link is not valid: it was already used, revoked or mistyped. "
-                              "Ask the project admin for a new one.")
+            raise Denied(403, bad_link)
         resp = RedirectResponse("/", status_code=303)
         _set_cookie(resp, got[0], s)
         return resp

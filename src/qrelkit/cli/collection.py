@@ -7,7 +7,16 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace, writing
+from qrelkit.cli._app import (
+    AllowEmptyOpt,
+    JsonOpt,
+    WorkspaceOpt,
+    app,
+    console,
+    print_json,
+    require_workspace,
+    writing,
+)
 from qrelkit.errors import UsageError
 
 
