@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from qrelkit.data import load_topics, unique_docs, unique_topics
+from qrelkit.data import DocIndex, load_topics, unique_docs, unique_topics
 from qrelkit.errors import InputError
 from qrelkit.types import Doc, Topic
 
@@ -50,3 +50,18 @@ def test_doc_repeated_with_another_text_is_an_error(write):
     with pytest.raises(InputError) as err:
         list(unique_docs(path))
     assert str(err.value) == f"{path}:3: duplicate document id a with different content: lines 1 and 3"
+
+
+@pytest.mark.parametrize("name", ["d.tsv", "d.tsv.gz"])
+def test_doc_index_keeps_an_identical_repeat_once(write, tmp_path, name):
+    path = write(name, "a\tx\nb\t\na\tx\nb\t\n")
+    with DocIndex.open(path, cache_dir=tmp_path / "cache") as index:
+        assert (len(index), index.empty, index.get("a")) == (2, 1, Doc("a", "x"))
+
+
+@pytest.mark.parametrize("name", ["d.tsv", "d.tsv.gz"])
+def test_doc_index_refuses_a_conflicting_repeat(write, tmp_path, name):
+    path = write(name, "a\tx\na\tT\tx\n")
+    with pytest.raises(InputError) as err:
+        DocIndex.open(path, cache_dir=tmp_path / "cache")
+    assert str(err.value) == f"{path}:2: duplicate document id a with different content: lines 1 and 2"

@@ -32,7 +32,7 @@ from qrelkit.data._open import PathLike, decode_line, is_gzip, iter_lines, iter_
 from qrelkit.data.topics import detect_format, json_id, parse_json_object, pick
 from qrelkit.data.unique import UniqueById
 from qrelkit.errors import InputError
-from qrelkit.store.docindex import DocIndexDB, index_complete
+from qrelkit.store.docindex import DocIndexDB, IndexEntry, index_complete
 from qrelkit.types import Doc
 
 ID_KEYS = ("docid", "doc_id", "id", "_id")
@@ -251,10 +251,10 @@ def _build(path: Path, index_path: Path) -> None:
             else:
                 batch.append((doc.docid, lineno, offset, len(raw), None, None))
             if len(batch) >= _BATCH:
-                _insert(conn, path, batch)
+                count, empty = _minus((count, empty), _insert(conn, path, batch, fmt))
                 batch = []
         if batch:
-            _insert(conn, path, batch)
+            count, empty = _minus((count, empty), _insert(conn, path, batch, fmt))
         if count == 0:
             raise InputError(path, None, "no documents found (the file is empty)")
         conn.finish({"version": INDEX_VERSION, "source": str(path.resolve()), "format": fmt,
@@ -269,7 +269,34 @@ def _build(path: Path, index_path: Path) -> None:
         raise
 
 
-def _insert(conn: DocIndexDB, path: Path, batch: list[tuple]) -> None:
-    dup = conn.insert(batch)
-    if dup is not None:
-        raise InputError(path, dup.line, f"duplicate document id {dup.docid}: lines {dup.first_line} and {dup.line}")
+def _minus(totals: tuple[int, int], dropped: tuple[int, int]) -> tuple[int, int]:
+    return totals[0] - dropped[0], totals[1] - dropped[1]
+
+
+def _insert(conn: DocIndexDB, path: Path, batch: list[tuple], fmt: str) -> tuple[int, int]:
+    """Insert a batch. A repeated id whose document is identical is dropped, as
+    :func:`unique_docs` drops it; a different one is refused naming both lines.
+    Returns ``(repeats dropped, of which empty)`` for the counts. Costs nothing
+    unless the batch has repeats (the primary key finds them)."""
+    rows = {row[1]: row for row in batch}
+    dropped = empty = 0
+    for dup in conn.insert(batch):
+        again = _entry_doc(path, IndexEntry(*rows[dup.line][1:]), fmt)
+        if _entry_doc(path, conn.entry(dup.docid), fmt) != again:
+            raise InputError(path, dup.line, f"duplicate document id {dup.docid} with different content: "
+                                             f"lines {dup.first_line} and {dup.line}")
+        dropped += 1
+        empty += not again[1].strip()
+    return dropped, empty
+
+
+def _entry_doc(path: Path, entry: IndexEntry, fmt: str) -> tuple[str | None, str]:
+    """``(title, text)`` of an index entry, re-read from the file when the index
+    holds the line's offset instead of its text."""
+    if entry.off is None:
+        return entry.title, entry.text
+    with open(path, "rb") as fh:
+        fh.seek(entry.off)
+        raw = fh.read(entry.len)
+    doc = parse_doc_line(path, entry.line, decode_line(path, entry.line, raw), fmt)
+    return doc.title, doc.text
