@@ -1,9 +1,9 @@
 """The annotation web app: server-rendered pages for people, a JSON API for scripts.
 
 Security is enforced in one place per concern so that no route can forget it:
-- `_Guard` (ASGI middleware) caps request bodies and adds the security headers
-  (a strict Content-Security-Policy with no inline script, so even an escaping
-  bug could not run a document's script) to every response;
+- `guard.Guard` (ASGI middleware) caps request bodies and adds the security
+  headers (a strict Content-Security-Policy with no inline script, so even an
+  escaping bug could not run a document's script) to every response;
 - `_session` / `_admin` dependencies check the session cookie on every page
   and API call (only /login and /static are public);
 - `_check_post` checks the per-session CSRF token (form field or X-CSRF-Token
@@ -11,7 +11,7 @@ Security is enforced in one place per concern so that no route can forget it:
   project's ``public_url`` when set (the app behind a TLS-terminating proxy),
   else the forwarded scheme and host when ``trust_proxy`` is on, else the
   request's own;
-- an exception no handler knows becomes a plain 500 inside `_Guard`, so that
+- an exception no handler knows becomes a plain 500 inside `Guard`, so that
   even a bug's response carries the security headers (Starlette's own error
   middleware sits outside every user middleware and would send it bare).
 Uvicorn adds a ``server`` header below the app; :func:`uvicorn_config` turns
@@ -29,7 +29,6 @@ they send the cookie themselves or the project sets ``secure_cookie`` false.
 from __future__ import annotations
 
 import json
-import logging
 import math
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -43,27 +42,13 @@ from starlette.concurrency import run_in_threadpool
 
 from qrelkit.annotate import auth, tasks
 from qrelkit.annotate.content import load_case
+from qrelkit.annotate.guard import Guard
 from qrelkit.annotate.settings import AnnotateSettings, load_settings, public_origin
 from qrelkit.annotate.stats import project_stats
 from qrelkit.annotate.votes import VoteRejected, cast_vote
 from qrelkit.store import Store
 
 HERE = Path(__file__).resolve().parent
-log = logging.getLogger("qrelkit.annotate")
-MAX_BODY = 64 * 1024
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
-SECURITY_HEADERS = [
-    (b"content-security-policy", CSP.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
-    # login links carry a token in the URL: never send it elsewhere. Not "no-referrer":
-    # with it Chromium sends "Origin: null" on same-origin form posts, which the Origin check refuses.
-    (b"referrer-policy", b"same-origin"),
-    (b"cross-origin-opener-policy", b"same-origin"),
-]
 NOTICES = {
     "taken": "That case was no longer open to you (complete, already voted, or assigned to others). Here is the next one.",
     "skipped": "Skipped: the case went to the back of your queue.",
@@ -75,70 +60,6 @@ class Denied(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
-
-
-class _TooLarge(Exception):
-    pass
-
-
-class _Guard:
-    """Body-size limit and security headers for every HTTP response."""
-
-    def __init__(self, app, max_body: int = MAX_BODY):
-        self.app = app
-        self.max_body = max_body
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        state = {"started": False, "received": 0}
-        static = scope.get("path", "").startswith("/static/")
-
-        async def send_wrapped(message):
-            if message["type"] == "http.response.start":
-                state["started"] = True
-                headers = [h for h in message.get("headers", []) if h[0].lower() != b"server"]
-                headers += SECURITY_HEADERS
-                if not static:
-                    headers.append((b"cache-control", b"no-store"))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        length = dict(scope.get("headers", [])).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            return await _too_large(scope, receive, send_wrapped)
-
-        async def receive_capped():
-            message = await receive()
-            if message["type"] == "http.request":
-                state["received"] += len(message.get("body", b""))
-                if state["received"] > self.max_body:
-                    raise _TooLarge()
-            return message
-
-        try:
-            await self.app(scope, receive_capped, send_wrapped)
-        except Exception as e:  # the app may wrap our exception in an exception group
-            if _contains(e, _TooLarge) and not state["started"]:
-                return await _too_large(scope, receive, send_wrapped)
-            if state["started"]:
-                raise
-            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
-            await JSONResponse({"error": "internal error"}, status_code=500)(scope, receive, send_wrapped)
-
-
-def _contains(e: BaseException, kind: type) -> bool:
-    if isinstance(e, kind):
-        return True
-    if isinstance(e, BaseExceptionGroup):
-        return any(_contains(x, kind) for x in e.exceptions)
-    return _contains(e.__cause__, kind) if e.__cause__ is not None else False
-
-
-async def _too_large(scope, receive, send):
-    await JSONResponse({"error": f"request body larger than {MAX_BODY} bytes"}, status_code=413)(
-        scope, receive, send
-    )
 
 
 def uvicorn_config(app, host: str, port: int, **kwargs: Any):
@@ -170,7 +91,7 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
-    app.add_middleware(_Guard)
+    app.add_middleware(Guard)
 
     def cur_settings() -> AnnotateSettings:
         return settings or load_settings(store)
