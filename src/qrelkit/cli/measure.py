@@ -17,7 +17,10 @@ from qrelkit.errors import UsageError
 simulate_app = typer.Typer(help="Simulations on real data (pool bias).", no_args_is_help=True)
 app.add_typer(simulate_app, name="simulate")
 
-ThresholdOpt = typer.Option(2, "--threshold", help="Grade at or above which a label counts as relevant (TREC DL: 2).")
+ThresholdOpt = typer.Option(
+    "auto", "--threshold",
+    help="Grade at or above which a label counts as relevant: auto (1 for binary reference qrels, 2 for graded "
+         "ones as in TREC DL) or a number.")
 SeedOpt = typer.Option(0, "--seed", help="Seed of every sampling step (bootstrap, orders, samples).")
 RunsOpt = typer.Option(None, "--runs", help="Runs: files, folders or globs (repeat --runs for several).")
 
@@ -61,6 +64,13 @@ def _read_runs(runs: Optional[List[str]]):
     return out
 
 
+def _threshold(spec: str, reference, path):
+    """``--threshold`` resolved against the reference qrels (see :mod:`qrelkit.evaluate.threshold`)."""
+    from qrelkit.evaluate.threshold import resolve_threshold
+
+    return resolve_threshold(spec, reference, path)
+
+
 def _split_measures(values: Optional[List[str]]) -> list[str]:
     """Measures from repeated options and/or comma lists; commas inside
     parentheses belong to ir_measures parameters."""
@@ -99,7 +109,7 @@ def agree(
     reference: Optional[Path] = typer.Option(None, "--reference", help="Reference qrels (e.g. the NIST qrels)."),
     labels: Optional[List[str]] = typer.Option(None, "--labels", help="Qrels to compare (repeat for several assessors)."),
     workspace: Optional[Path] = WorkspaceOpt,
-    threshold: int = ThresholdOpt,
+    threshold: str = ThresholdOpt,
     assessor_column: bool = typer.Option(
         False, "--assessor-column",
         help="The --labels file holds several assessors: its second column (normally 0) names the assessor.",
@@ -114,7 +124,7 @@ def agree(
         raise UsageError("pass --labels QRELS (one or more) or -w/--workspace DIR")
     t0 = time.perf_counter()
     ref_pairs = dict(load_qrels(str(reference)).pairs) if reference else None
-    out: dict = {"reference": str(reference) if reference else None, "threshold": threshold}
+    out: dict = {"reference": str(reference) if reference else None}
     results: list[dict] = []
     sources: list[tuple[str, dict]] = []
     for path in labels or []:
@@ -136,9 +146,14 @@ def agree(
             judgments = store.judgments()
         if not judgments:
             raise UsageError(f"{workspace} has no judgments yet; run `qrelkit judge -w {workspace} ...` first")
-        results.extend(j.to_dict() for j in judgments_agreement(judgments, ref_pairs, threshold))
     if ref_pairs is None and len(sources) < 2:
         raise UsageError("pass --reference QRELS, or at least two --labels files to measure assessor agreement")
+    thr = _threshold(threshold, ref_pairs if ref_pairs is not None else sources[0][1],
+                     out["reference"] if ref_pairs is not None else labels[0])
+    out.update(thr.to_dict())
+    threshold = thr.value
+    if workspace is not None:
+        results.extend(j.to_dict() for j in judgments_agreement(judgments, ref_pairs, threshold))
     if ref_pairs is not None:
         results.extend(compare_labels(ref_pairs, s, threshold, name=n).to_dict() for n, s in sources)
     out["results"] = results
@@ -154,7 +169,7 @@ def agree(
         cols = ["pairs", "accuracy", "balanced_accuracy", "recall_relevant", "recall_nonrelevant", "precision", "f1",
                 "cohen_kappa", "cohen_kappa_graded", "cohen_kappa_linear", "krippendorff_alpha", "per_topic_f1"]
         extra = [c for c in ("escalation_ratio", "auto_accuracy") if any(c in r for r in results)]
-        table = Table(title=f"agreement with {out['reference']} (relevant = grade >= {threshold})")
+        table = Table(title=f"agreement with {out['reference']} ({thr.describe()})")
         table.add_column("measure")
         for r in results:
             table.add_column(r["name"], justify="right", overflow="fold")
@@ -213,8 +228,9 @@ def evaluate(
         None, "--measures", help="ir_measures names (repeat or comma-separate); default nDCG@10 P@10 RR@10 R@100 "
                                  "AP@1000 Success@10 Judged@10."),
     judged_only: bool = typer.Option(False, "--judged-only", help="Remove unjudged documents before scoring."),
-    threshold: int = typer.Option(
-        2, "--threshold", help="Relevance level of binary measures (P, RR, R, AP, Success): rel=THRESHOLD."),
+    threshold: str = typer.Option(
+        "auto", "--threshold", help="Relevance level of binary measures (P, RR, R, AP, Success): rel=THRESHOLD; "
+                                    "auto: 1 when the first --qrels is binary, 2 when graded."),
     measure: Optional[str] = typer.Option(None, "--measure", help="Measure that ranks systems in comparisons."),
     rbo_p: float = typer.Option(0.9, "--rbo-p", help="RBO persistence p."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap resamples of topics for CIs."),
@@ -235,6 +251,9 @@ def evaluate(
     t0 = time.perf_counter()
     if not qrels:
         raise UsageError("pass at least one --qrels QRELS")
+    versions = _load_versions(list(qrels))
+    thr = _threshold(threshold, versions[0][1], qrels[0])
+    threshold = thr.value
     specs = resolve_measures(_split_measures(measures) or list(DEFAULT_MEASURES), threshold)
     keys = [s.key for s in specs]
     rank_measure = measure or ("nDCG@10" if "nDCG@10" in keys else keys[0])
@@ -242,7 +261,6 @@ def evaluate(
         specs = specs + resolve_measures([rank_measure], threshold)
         keys.append(rank_measure)
     run_list = prepare_runs(_read_runs(runs))
-    versions = _load_versions(list(qrels))
     t_read = time.perf_counter() - t0
     scored = evaluate_versions(run_list, versions, specs, threshold, judged_only)
     t_eval = time.perf_counter() - t0 - t_read
@@ -267,7 +285,7 @@ def evaluate(
 
     out = {
         "measures": keys,
-        "threshold": threshold,
+        **thr.to_dict(),
         "rel_level": f"binary measures use rel={threshold} (grade >= {threshold} is relevant); nDCG uses the grades",
         "judged_only": judged_only,
         "rank_measure": rank_measure,
@@ -287,7 +305,8 @@ def evaluate(
             console.print(f"[yellow]warning:[/] {w.message()}")
         return
     for s in scored:
-        table = Table(title=f"{s.label}: {len(s.topics)} topics{' (judged only)' if judged_only else ''}")
+        table = Table(title=f"{s.label}: {len(s.topics)} topics{' (judged only)' if judged_only else ''}; "
+                            f"{thr.describe()}")
         table.add_column("run")
         for k in keys:
             table.add_column(k, justify="right")
@@ -334,7 +353,7 @@ def stability(
     rbo_p: float = typer.Option(0.9, "--rbo-p", help="RBO persistence p."),
     include_primary: bool = typer.Option(
         False, "--include-primary", help="Let the primary qrels be one more candidate assessor for every topic."),
-    threshold: int = ThresholdOpt,
+    threshold: str = ThresholdOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """How much the system ranking depends on who judged each topic."""
@@ -355,15 +374,17 @@ def stability(
         sources = [(n, dict(load_qrels(p).pairs)) for n, p in zip(names, files)]
     run_list = _read_runs(runs)
     prim = load_qrels(str(primary))
+    thr = _threshold(threshold, prim, primary)
+    threshold = thr.value
     natural = read_combination(str(combination), [n for n, _ in sources]) if combination else None
     result = run_stability(run_list, prim, sources, measure, samples, seed, threshold, rbo_p, natural, shuffles,
                            include_primary=include_primary)
-    out = {"primary": str(primary), **result.to_dict(), "seconds": round(time.perf_counter() - t0, 3)}
+    out = {"primary": str(primary), **thr.to_dict(), **result.to_dict(), "seconds": round(time.perf_counter() - t0, 3)}
     if as_json:
         print_json(out)
         return
     table = Table(title=f"ranking stability on {out['measure']}: {samples} samples of {len(sources)} assessors, "
-                        f"{out['topics']} topics, {out['systems']} systems")
+                        f"{out['topics']} topics, {out['systems']} systems; {thr.describe()}")
     for c in ("statistic", "mean", "std", "min", "p025", "median", "p975", "max"):
         table.add_column(c, justify="left" if c == "statistic" else "right")
     for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
@@ -403,7 +424,7 @@ def leave_out_cmd(
         None, "--groups", help="Run -> group mapping (JSON/TOML object or TSV run<TAB>group); default: name prefix."),
     measures: Optional[List[str]] = typer.Option(
         None, "--measures", help="Measures (first one ranks); default nDCG@10 P@10 AP@1000."),
-    threshold: int = ThresholdOpt,
+    threshold: str = ThresholdOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Leave each group's unique pooled labels out and see how its runs' scores and ranks move."""
@@ -413,16 +434,19 @@ def leave_out_cmd(
     t0 = time.perf_counter()
     run_list = _read_runs(runs)
     q = load_qrels(str(qrels))
+    thr = _threshold(threshold, q, qrels)
+    threshold = thr.value
     mapping = read_groups(groups) if groups else None
     res = leave_out(run_list, q, depth, mapping, _split_measures(measures) or list(DEFAULT_LEAVEOUT_MEASURES),
                     threshold)
-    out = {"qrels": str(qrels), **res.to_dict(), "seconds": round(time.perf_counter() - t0, 3)}
+    out = {"qrels": str(qrels), **res.to_dict(), **thr.to_dict(), "seconds": round(time.perf_counter() - t0, 3)}
     if as_json:
         print_json(out)
         return
     m = res.rank_measure
     table = Table(title=f"leave one group out of the depth-{depth} pool ({m}); "
-                        f"mean delta {_fmt(out['summary']['mean_delta'])}, max rank drop {out['summary']['max_rank_shift']}")
+                        f"mean delta {_fmt(out['summary']['mean_delta'])}, max rank drop {out['summary']['max_rank_shift']}; "
+                        f"{thr.describe()}")
     for c in ("group (dropped/rel, tau)", "run", "full", "left out", "delta", "rank"):
         table.add_column(c, justify="left" if c.startswith(("group", "run")) else "right")
     for g in out["groups"]:
@@ -443,7 +467,7 @@ def ragalign(
     generation: Path = typer.Option(
         ..., "--generation", help="Generation correctness: TSV system<TAB>qid<TAB>correct(0/1), or JSONL."),
     k: int = typer.Option(10, "--k", min=1, help="Cut-off k of Hit@k, nDCG@k and R@k."),
-    threshold: int = ThresholdOpt,
+    threshold: str = ThresholdOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """RAGAlign@k: does retrieval success predict generation correctness?"""
@@ -453,13 +477,16 @@ def ragalign(
     if not qrels:
         raise UsageError("pass at least one --qrels QRELS")
     labels = read_generation(str(generation))
-    res = rag_align(_read_runs(runs), _load_versions(list(qrels)), labels, k, threshold)
-    out = {"k": k, "threshold": threshold, "generation": str(generation),
+    versions = _load_versions(list(qrels))
+    thr = _threshold(threshold, versions[0][1], qrels[0])
+    res = rag_align(_read_runs(runs), versions, labels, k, thr.value)
+    out = {"k": k, **thr.to_dict(), "generation": str(generation),
            "versions": {v.qrels: v.to_dict() for v in res}, "seconds": round(time.perf_counter() - t0, 3)}
     if as_json:
         print_json(out)
         return
-    table = Table(title=f"RAGAlign@{k} (Hit@{k} == generation correct) and point-biserial correlations")
+    table = Table(title=f"RAGAlign@{k} (Hit@{k} == generation correct) and point-biserial correlations; "
+                        f"{thr.describe()}")
     for c in ("qrels", "system", "queries", "correct", f"Hit@{k}", "RAGAlign", f"r(nDCG@{k})", f"r(R@{k})"):
         table.add_column(c, justify="left" if c in ("qrels", "system") else "right")
     for v in res:
@@ -479,7 +506,7 @@ def report(
     depth: int = typer.Option(10, "--depth", min=1, help="Pool depth for holes and saturation."),
     orders: int = typer.Option(10, "--orders", min=1, help="Random run orders for the saturation curves."),
     seed: int = SeedOpt,
-    threshold: int = ThresholdOpt,
+    threshold: str = ThresholdOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """One self-contained HTML report (plots embedded) plus its JSON twin."""

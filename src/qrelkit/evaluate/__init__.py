@@ -26,7 +26,7 @@ from qrelkit.evaluate.correlation import (
 )
 from qrelkit.evaluate.leaveout import GroupDrop, LeaveOut, dropped_pairs, group_of, leave_out
 from qrelkit.evaluate.ragalign import GenerationLabel, rag_align, read_generation
-from qrelkit.evaluate.saturation import PoolGrowth, SystemHoles, hole_rates, new_relevant_at_k, pool_growth
+from qrelkit.evaluate.saturation import PoolGrowth, SystemHoles, hole_rates, hole_at_k, pool_growth
 from qrelkit.evaluate.significance import decision_agreement, pairwise_significance
 from qrelkit.evaluate.stability import Stability, assessors_as_rankers, stability
 from qrelkit.evaluate.systems import (
@@ -44,7 +44,7 @@ __all__ = [
     "RankingCorrelation", "correlate", "kendall_tau", "rbo", "spearman_rho", "tau_ap",
     "GroupDrop", "LeaveOut", "dropped_pairs", "group_of", "leave_out",
     "GenerationLabel", "rag_align", "read_generation",
-    "PoolGrowth", "SystemHoles", "hole_rates", "new_relevant_at_k", "pool_growth",
+    "PoolGrowth", "SystemHoles", "hole_at_k", "hole_rates", "pool_growth",
     "decision_agreement", "pairwise_significance",
     "Stability", "assessors_as_rankers", "stability",
     "DEFAULT_MEASURES", "TopicScores", "evaluate_runs", "evaluate_versions", "resolve_measures", "score_shifts",
