@@ -168,14 +168,20 @@ def agree(
     if results:
         cols = ["pairs", "accuracy", "balanced_accuracy", "recall_relevant", "recall_nonrelevant", "precision", "f1",
                 "cohen_kappa", "cohen_kappa_graded", "cohen_kappa_linear", "krippendorff_alpha", "per_topic_f1"]
-        extra = [c for c in ("escalation_ratio", "auto_accuracy") if any(c in r for r in results)]
+        # a judge's headline first (DREAM): balanced accuracy on its decided cases next to its escalation ratio
+        head = [c for c in ("decided_balanced_accuracy", "escalation_ratio") if any(c in r for r in results)]
+        extra = [c for c in ("auto_accuracy",) if any(c in r for r in results)]
         table = Table(title=f"agreement with {out['reference']} ({thr.describe()})")
         table.add_column("measure")
         for r in results:
             table.add_column(r["name"], justify="right", overflow="fold")
-        for c in cols + extra:
+        for c in head + cols + extra:
             table.add_row(c, *[_fmt(r.get(c)) for r in results])
         console.print(table)
+        for r in results:
+            for rnd, v in (r.get("by_round") or {}).items():
+                console.print(f"{r['name']}: round {rnd}: balanced accuracy {_fmt(v['balanced_accuracy'])} on "
+                              f"{v['pairs']} decided pairs ({_fmt(v['decided_share'])} of its cases)")
         for r in results:
             cm = r["confusion_matrix"]["matrix"]
             console.print(f"{r['name']}: confusion (rows reference, cols labels; non-rel, rel) = {cm}")

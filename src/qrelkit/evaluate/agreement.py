@@ -315,22 +315,39 @@ def _fleiss(aggregate_raters, fleiss_kappa, data: np.ndarray) -> Optional[float]
 class JudgeAgreement:
     """One judging method (and model) from a workspace against a reference.
 
-    ``escalation_ratio`` is the share of its cases the method did not decide
-    itself (escalated, failed, or passed to an adjudicator); ``auto_accuracy``
-    is the binary accuracy of the labels it did decide itself (consensus or
-    single-judge), the DREAM-style figure: how good the labels are that need
-    no person. ``by_status`` and ``by_round`` split the agreement further."""
+    The headline is DREAM's pair: ``decided_balanced_accuracy``, the balanced
+    accuracy of the labels the method decided itself (consensus or
+    single-judge: the labels that need no person), next to
+    ``escalation_ratio``, the share of its cases it did not decide (escalated,
+    failed, or passed to an adjudicator). Balanced accuracy, because relevant
+    pairs are the minority: a judge that calls everything non-relevant has
+    high plain accuracy. Plain accuracy on the decided cases stays as a
+    secondary figure (``auto_accuracy``). ``by_round`` is the same headline per
+    debate round (consensus reached in round 1, 2, ...; ``decided_share`` = the
+    round's decided cases over all the method's cases); ``by_status`` splits
+    all labelled cases by status."""
 
     method: str
     model: str
     judgments: int
     statuses: tuple[tuple[str, int], ...]
     escalation_ratio: Optional[float]
-    auto_accuracy: Optional[float]
-    auto_pairs: int
+    decided: Agreement
     overall: Agreement
     by_status: tuple[tuple[str, Agreement], ...]
     by_round: tuple[tuple[int, Agreement], ...]
+
+    @property
+    def auto_accuracy(self) -> Optional[float]:
+        return self.decided.accuracy
+
+    @property
+    def auto_pairs(self) -> int:
+        return self.decided.pairs
+
+    @property
+    def decided_balanced_accuracy(self) -> Optional[float]:
+        return self.decided.balanced_accuracy
 
     def to_dict(self) -> dict:
         d = self.overall.to_dict()
@@ -340,17 +357,22 @@ class JudgeAgreement:
             "model": self.model,
             "judgments": self.judgments,
             "statuses": dict(self.statuses),
+            "headline": {"balanced_accuracy": self.decided_balanced_accuracy,
+                         "escalation_ratio": self.escalation_ratio, "decided_pairs": self.auto_pairs},
+            "decided_balanced_accuracy": self.decided_balanced_accuracy,
             "escalation_ratio": self.escalation_ratio,
             "auto_accuracy": self.auto_accuracy,
             "auto_pairs": self.auto_pairs,
             "by_status": {s: _short(a) for s, a in self.by_status},
-            "by_round": {str(r): _short(a) for r, a in self.by_round},
+            "by_round": {str(r): {**_short(a), "decided_share": a.pairs / self.judgments if self.judgments else None}
+                         for r, a in self.by_round},
         })
         return d
 
 
 def _short(a: Agreement) -> dict:
-    return {k: a.to_dict()[k] for k in ("pairs", "accuracy", "balanced_accuracy", "cohen_kappa", "f1")}
+    d = a.to_dict()
+    return {k: d[k] for k in ("pairs", "balanced_accuracy", "accuracy", "cohen_kappa", "f1")}
 
 
 def judgments_agreement(
@@ -371,19 +393,19 @@ def judgments_agreement(
             return compare_labels(reference, grades, threshold, name, binary_labels=binary)
 
         overall = agreement(labelled, method)
-        auto = agreement([j for j in labelled if j.status in AUTO_STATUSES], "auto")
+        decided = [j for j in labelled if j.status in AUTO_STATUSES]
         by_status = tuple(
             (s, agreement([j for j in labelled if j.status == s], s))
             for s in sorted({j.status for j in labelled})
         )
         by_round = tuple(
-            (r, agreement([j for j in labelled if j.round == r], f"round {r}"))
-            for r in sorted({j.round for j in labelled})
+            (r, agreement([j for j in decided if j.round == r], f"round {r}"))
+            for r in sorted({j.round for j in decided})
         )
         n = len(js)
         escalated = sum(statuses.get(s, 0) for s in ESCALATED_STATUSES)
         out.append(JudgeAgreement(
             method, model, n, tuple(sorted(statuses.items())),
-            (escalated / n) if n else None, auto.accuracy, auto.pairs, overall, by_status, by_round,
+            (escalated / n) if n else None, agreement(decided, "decided"), overall, by_status, by_round,
         ))
     return tuple(out)
