@@ -119,6 +119,7 @@ def agree(
     """Agreement of labels with a reference (kappa, alpha, balanced accuracy, ...) and among assessors (Fleiss)."""
     from qrelkit.data import load_qrels
     from qrelkit.evaluate.agreement import compare_labels, judgments_agreement, multi_assessor
+    from qrelkit.evaluate.assessors import read_assessor_column
 
     if not labels and workspace is None:
         raise UsageError("pass --labels QRELS (one or more) or -w/--workspace DIR")
@@ -129,7 +130,7 @@ def agree(
     sources: list[tuple[str, dict]] = []
     for path in labels or []:
         if assessor_column:
-            sources.extend(_read_assessor_column(path))
+            sources.extend(read_assessor_column(path))
         else:
             sources.append((_qrels_name(path), dict(load_qrels(path).pairs)))
     names = _unique([n for n, _ in sources])
@@ -160,69 +161,66 @@ def agree(
     if len(results) == 1:  # one comparison: its figures at the top level too
         out.update({k: v for k, v in results[0].items() if k not in out})
     if len(sources) >= 2:
-        out["assessors"] = multi_assessor(sources, threshold).to_dict()
+        out["assessors"] = multi_assessor(sources, threshold, ref_pairs).to_dict()
     out["seconds"] = round(time.perf_counter() - t0, 3)
     if as_json:
         print_json(out)
         return
     if results:
-        cols = ["pairs", "accuracy", "balanced_accuracy", "recall_relevant", "recall_nonrelevant", "precision", "f1",
-                "cohen_kappa", "cohen_kappa_graded", "cohen_kappa_linear", "krippendorff_alpha", "per_topic_f1"]
-        # a judge's headline first (DREAM): balanced accuracy on its decided cases next to its escalation ratio
-        head = [c for c in ("decided_balanced_accuracy", "escalation_ratio") if any(c in r for r in results)]
-        extra = [c for c in ("auto_accuracy",) if any(c in r for r in results)]
-        table = Table(title=f"agreement with {out['reference']} ({thr.describe()})")
-        table.add_column("measure")
-        for r in results:
-            table.add_column(r["name"], justify="right", overflow="fold")
-        for c in head + cols + extra:
-            table.add_row(c, *[_fmt(r.get(c)) for r in results])
-        console.print(table)
-        for r in results:
-            for rnd, v in (r.get("by_round") or {}).items():
-                console.print(f"{r['name']}: round {rnd}: balanced accuracy {_fmt(v['balanced_accuracy'])} on "
-                              f"{v['pairs']} decided pairs ({_fmt(v['decided_share'])} of its cases)")
-        for r in results:
-            cm = r["confusion_matrix"]["matrix"]
-            console.print(f"{r['name']}: confusion (rows reference, cols labels; non-rel, rel) = {cm}")
+        _print_agreement(results, out["reference"], thr.describe())
     if "assessors" in out:
-        a = out["assessors"]
-        console.print(
-            f"assessors: Fleiss' kappa graded {_fmt(a['fleiss_kappa'])}, binary {_fmt(a['fleiss_kappa_binary'])} "
-            f"over {a['fleiss_pairs']} pairs with {a['raters_per_pair']} raters each; overlap {_fmt(a['overlap'])}"
-        )
-        table = Table(title="pairwise assessor agreement")
-        for c in ("a", "b", "pairs", "cohen_kappa", "cohen_kappa_graded", "overlap"):
-            table.add_column(c, justify="right" if c not in ("a", "b") else "left")
-        for p in a["pairwise"]:
-            if p["pairs"]:
-                table.add_row(p["a"], p["b"], str(p["pairs"]), _fmt(p["cohen_kappa"]), _fmt(p["cohen_kappa_graded"]),
-                              _fmt(p["overlap"]))
-        console.print(table)
+        _print_assessors(out["assessors"])
 
 
-def _read_assessor_column(path: str) -> list[tuple[str, dict]]:
-    """One qrels file, several assessors: ``qid assessor docid grade``."""
-    from qrelkit.data._open import iter_lines
-    from qrelkit.errors import InputError
+def _print_agreement(results: list[dict], reference: str, relevant: str) -> None:
+    cols = ["pairs", "accuracy", "balanced_accuracy", "recall_relevant", "recall_nonrelevant", "precision", "f1",
+            "cohen_kappa", "cohen_kappa_graded", "cohen_kappa_linear", "krippendorff_alpha", "per_topic_f1"]
+    # a judge's headline first (DREAM): balanced accuracy on its decided cases next to its escalation ratio
+    head = [c for c in ("decided_balanced_accuracy", "escalation_ratio") if any(c in r for r in results)]
+    extra = [c for c in ("auto_accuracy",) if any(c in r for r in results)]
+    table = Table(title=f"agreement with {reference} ({relevant})")
+    table.add_column("measure")
+    for r in results:
+        table.add_column(r["name"], justify="right", overflow="fold")
+    for c in head + cols + extra:
+        table.add_row(c, *[_fmt(r.get(c)) for r in results])
+    console.print(table)
+    for r in results:
+        for rnd, v in (r.get("by_round") or {}).items():
+            console.print(f"{r['name']}: consensus in round {rnd}: balanced accuracy {_fmt(v['balanced_accuracy'])} "
+                          f"on {v['pairs']} decided pairs ({_fmt(v['decided_share'])} of its cases)")
+        cm = r["confusion_matrix"]["matrix"]
+        console.print(f"{r['name']}: confusion (rows reference, cols labels; non-rel, rel) = {cm}")
 
-    by: dict[str, dict] = {}
-    for lineno, line in iter_lines(path):
-        cols = line.split()
-        if len(cols) != 4:
-            raise InputError(path, lineno, f"expected 4 columns (qid assessor docid grade), got {len(cols)}")
-        qid, who, docid, grade = cols
-        try:
-            g = int(grade)
-        except ValueError:
-            raise InputError(path, lineno, f"grade must be an integer, got {grade!r}") from None
-        mine = by.setdefault(who, {})
-        if mine.get((qid, docid), g) != g:
-            raise InputError(path, lineno, f"assessor {who} gives two grades to ({qid}, {docid})")
-        mine[(qid, docid)] = g
-    if not by:
-        raise InputError(path, None, "no labels")
-    return sorted(by.items())
+
+def _print_assessors(a: dict) -> None:
+    console.print(
+        f"assessors: Fleiss' kappa graded {_fmt(a['fleiss_kappa'])}, binary {_fmt(a['fleiss_kappa_binary'])} "
+        f"over {a['fleiss_pairs']} pairs with {a['raters_per_pair']} raters each; overlap {_fmt(a['overlap'])}, "
+        f"graded overlap {_fmt(a['overlap_graded'])}"
+    )
+    table = Table(title="pairwise assessor agreement")
+    for c in ("a", "b", "pairs", "cohen_kappa", "cohen_kappa_graded", "overlap", "overlap_graded"):
+        table.add_column(c, justify="right" if c not in ("a", "b") else "left")
+    for p in a["pairwise"]:
+        if p["pairs"]:
+            table.add_row(p["a"], p["b"], str(p["pairs"]), *[_fmt(p[c]) for c in (
+                "cohen_kappa", "cohen_kappa_graded", "overlap", "overlap_graded")])
+    console.print(table)
+    if a["groups"]:
+        console.print(_groups_table(a["groups"]))
+
+
+def _groups_table(groups: list[dict]) -> Table:
+    table = Table(title="per assessor group (assessors who judged the same topics)")
+    cols = ("topics", "pairs", "fleiss_kappa", "fleiss_kappa_binary", "fleiss_kappa_with_primary",
+            "fleiss_kappa_binary_with_primary", "overlap", "overlap_graded")
+    table.add_column("group")
+    for c in cols:
+        table.add_column(c.replace("fleiss_kappa", "κ").replace("_with_primary", " +primary"), justify="right")
+    for g in groups:
+        table.add_row("+".join(g["members"]), *[_fmt(g[c]) for c in cols])
+    return table
 
 
 # ----------------------------------------------------------------- evaluate
@@ -363,21 +361,14 @@ def stability(
     as_json: bool = JsonOpt,
 ) -> None:
     """How much the system ranking depends on who judged each topic."""
-    from qrelkit.data import expand_paths, load_qrels
-    from qrelkit.evaluate.stability import read_combination
+    from qrelkit.data import load_qrels
+    from qrelkit.evaluate.assessors import read_assessors, read_combination
     from qrelkit.evaluate.stability import stability as run_stability
 
     t0 = time.perf_counter()
     if not assessors:
         raise UsageError("pass --assessors QRELS (one file per assessor, or a folder/glob)")
-    if assessor_column:
-        if len(assessors) != 1:
-            raise UsageError("--assessor-column takes exactly one --assessors file")
-        sources = _read_assessor_column(assessors[0])
-    else:
-        files = [str(p) for p in expand_paths(list(assessors))]
-        names = _unique([_qrels_name(p) for p in files])
-        sources = [(n, dict(load_qrels(p).pairs)) for n, p in zip(names, files)]
+    sources = read_assessors(list(assessors), assessor_column)
     run_list = _read_runs(runs)
     prim = load_qrels(str(primary))
     thr = _threshold(threshold, prim, primary)

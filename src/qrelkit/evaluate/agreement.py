@@ -212,7 +212,8 @@ class AssessorPair:
     pairs: int
     cohen_kappa: Optional[float]
     cohen_kappa_graded: Optional[float]
-    overlap: Optional[float]
+    overlap: Optional[float]  # binary: |both relevant| / |either relevant|
+    overlap_graded: Optional[float] = None  # share of common pairs with the same grade
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,9 @@ class MultiAgreement:
     are any, otherwise over the pairs judged by the most common number (>= 2)
     of assessors (e.g. the DL 2019 re-judgments, where each pair has exactly
     two of eight assessors). ``overlap`` is |intersection| / |union| of the
-    assessors' relevant sets on those same pairs."""
+    assessors' relevant sets on those same pairs, ``overlap_graded`` the share
+    of those pairs with one grade from everyone; ``groups`` repeats the figures
+    per assessor group (:mod:`qrelkit.evaluate.assessors`)."""
 
     assessors: tuple[str, ...]
     threshold: int
@@ -234,6 +237,8 @@ class MultiAgreement:
     fleiss_kappa_binary: Optional[float]
     overlap: Optional[float]
     pairwise: tuple[AssessorPair, ...]
+    overlap_graded: Optional[float] = None
+    groups: tuple = ()  # AssessorGroup
 
     def to_dict(self) -> dict:
         return {
@@ -244,18 +249,25 @@ class MultiAgreement:
             "fleiss_kappa": self.fleiss_kappa,
             "fleiss_kappa_binary": self.fleiss_kappa_binary,
             "overlap": self.overlap,
+            "overlap_graded": self.overlap_graded,
             "pairwise": [
                 {"a": p.a, "b": p.b, "pairs": p.pairs, "cohen_kappa": p.cohen_kappa,
-                 "cohen_kappa_graded": p.cohen_kappa_graded, "overlap": p.overlap}
+                 "cohen_kappa_graded": p.cohen_kappa_graded, "overlap": p.overlap,
+                 "overlap_graded": p.overlap_graded}
                 for p in self.pairwise
             ],
+            "groups": [g.to_dict() for g in self.groups],
         }
 
 
 def multi_assessor(
-    assessors: Sequence[tuple[str, Mapping[Pair, int]]], threshold: int = 2
+    assessors: Sequence[tuple[str, Mapping[Pair, int]]], threshold: int = 2,
+    primary: Optional[Mapping[Pair, int]] = None,
 ) -> MultiAgreement:
-    """Fleiss' kappa (graded and binary), pairwise Cohen's kappa and overlap."""
+    """Fleiss' kappa (graded and binary), pairwise Cohen's kappa and overlaps,
+    and the same per assessor group (with and without ``primary`` as a rater)."""
+    from qrelkit.evaluate.assessors import assessor_groups
+
     from sklearn.metrics import cohen_kappa_score
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
@@ -272,7 +284,7 @@ def multi_assessor(
     else:
         r = 0
     items = sorted(p for p, v in raters.items() if len(v) == r) if r else []
-    fk = fkb = ov = None
+    fk = fkb = ov = ovg = None
     if items:
         data = np.array([raters[p] for p in items], dtype=int)
         fk = _fleiss(aggregate_raters, fleiss_kappa, data)
@@ -280,6 +292,7 @@ def multi_assessor(
         rel = data >= threshold
         union = int(rel.any(axis=1).sum())
         ov = (int(rel.all(axis=1).sum()) / union) if union else None
+        ovg = float((data == data[:, :1]).all(axis=1).mean())
     pairwise = []
     for i in range(len(assessors)):
         for j in range(i + 1, len(assessors)):
@@ -298,8 +311,10 @@ def multi_assessor(
                 _kappa(cohen_kappa_score, ra.astype(int), rb.astype(int), labels=[0, 1]),
                 _kappa(cohen_kappa_score, ga, gb, labels=grades),
                 (int((ra & rb).sum()) / union) if union else None,
+                float((ga == gb).mean()),
             ))
-    return MultiAgreement(names, threshold, len(items), r, fk, fkb, ov, tuple(pairwise))
+    return MultiAgreement(names, threshold, len(items), r, fk, fkb, ov, tuple(pairwise), ovg,
+                          assessor_groups(assessors, primary, threshold))
 
 
 def _fleiss(aggregate_raters, fleiss_kappa, data: np.ndarray) -> Optional[float]:

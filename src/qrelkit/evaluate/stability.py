@@ -33,6 +33,7 @@ import numpy as np
 
 from qrelkit.data.qrels import as_pairs
 from qrelkit.errors import UsageError
+from qrelkit.evaluate.assessors import read_combination  # noqa: F401  (re-exported: the natural combination)
 from qrelkit.evaluate.correlation import (
     kendall_tau_batch,
     rbo_batch,
@@ -148,28 +149,6 @@ def assessor_qrels(primary: Mapping[Pair, int], labels: Mapping[Pair, int], topi
     wanted = set(topics)
     out = {p: g for p, g in primary.items() if p[0] in wanted}
     out.update({p: int(g) for p, g in labels.items() if p[0] in wanted})
-    return out
-
-
-def read_combination(path: str, assessors: Sequence[str]) -> dict[str, str]:
-    """A natural combination: TSV ``qid<TAB>assessor`` lines, assessor names as given."""
-    from qrelkit.data._open import iter_lines
-    from qrelkit.errors import InputError
-
-    known = set(assessors)
-    out: dict[str, str] = {}
-    for lineno, line in iter_lines(path):
-        if line.lstrip().startswith("#"):
-            continue
-        cols = line.split("\t") if "\t" in line else line.split()
-        if len(cols) != 2:
-            raise InputError(path, lineno, "expected two columns: qid<TAB>assessor")
-        qid, name = cols[0].strip(), cols[1].strip()
-        if name not in known:
-            raise InputError(path, lineno, f"unknown assessor {name!r}; known: {', '.join(sorted(known))}")
-        if qid in out and out[qid] != name:
-            raise InputError(path, lineno, f"topic {qid} is given two assessors")
-        out[qid] = name
     return out
 
 
