@@ -98,7 +98,7 @@ def test_stability_json(files):
     for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
         assert set(out[k]) >= {"mean", "std", "p025", "p975"}
     assert set(out["aggregations"]) == {"max", "min", "mean"}
-    assert set(out["rankers"]) == {"x", "y"}
+    assert set(out["rankers"]) == {"x", "y", "aggregated max", "aggregated min", "aggregated mean"}
     assert "nDCG@10" in out["rankers"]["x"]
 
 

@@ -380,25 +380,30 @@ def stability(
     if as_json:
         print_json(out)
         return
-    table = Table(title=f"ranking stability on {out['measure']}: {samples} samples of {len(sources)} assessors, "
-                        f"{out['topics']} topics, {out['systems']} systems; {thr.describe()}")
-    for c in ("statistic", "mean", "std", "min", "p025", "median", "p975", "max"):
+    _print_stability(out, thr.describe())
+
+
+def _print_stability(out: dict, relevant: str) -> None:
+    """The shelf-life table: sampled tau/rho/RBO, aggregations, natural, rankers, groups."""
+    cols = ("mean", "std", "min", "p025", "median", "p975", "max")
+    table = Table(title=f"ranking stability on {out['measure']}: {out['samples']} samples of {len(out['assessors'])} "
+                        f"assessors, {out['topics']} topics, {out['systems']} systems; RBO p = {out['rbo_p']}; "
+                        f"{relevant}")
+    for c in ("statistic",) + cols:
         table.add_column(c, justify="left" if c == "statistic" else "right")
     for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
-        table.add_row(k, *[_fmt(out[k][c]) for c in ("mean", "std", "min", "p025", "median", "p975", "max")])
-    for name, a in out["aggregations"].items():
-        table.add_row(f"aggregate {name}", _fmt(a["kendall_tau"]), "", "", "", "", "", "")
-    if out["natural"]:
-        table.add_row("natural combination", _fmt(out["natural"]["kendall_tau"]), "", "", "", "", "", "")
+        table.add_row(k, *[_fmt(out[k][c]) for c in cols])
     console.print(table)
-    swaps = out["swap_probability"][:15]
-    if swaps:
-        t2 = Table(title=f"most likely swaps ({out['pairs_ever_swapped']} pairs swap at least once)")
-        for c in ("above (primary)", "below (primary)", "P(swap)"):
-            t2.add_column(c)
-        for s in swaps:
-            t2.add_row(s["a"], s["b"], _fmt(s["probability"]))
-        console.print(t2)
+    alt = dict(out["aggregations"], **({"natural": out["natural"]} if out["natural"] else {}))
+    t1 = Table(title="aggregated and natural qrels vs the primary (per-system: paired t-test + Bonferroni)")
+    for c in ("qrels", "kendall_tau", "tau_ap", "spearman_rho", "rbo_ext", "rbo_min", "rbo_res", "changed",
+              "systems differing"):
+        t1.add_column(c, justify="left" if c == "qrels" else "right")
+    for name, a in alt.items():
+        t1.add_row(name, *[_fmt(a[k]) for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo", "rbo_min", "rbo_res",
+                                                "changed_pairs")], f"{a['significant_systems']}/{out['systems']}")
+    console.print(t1)
+    _print_swaps(out)
     t3 = Table(title="assessors as rankers vs the primary qrels (mean ± std over topics)")
     t3.add_column("assessor")
     rk_measures = list(out["best_system"])
@@ -409,6 +414,20 @@ def stability(
     t3.add_row("best system", *[f"{out['best_system'][m]['mean']:.3f} ± {out['best_system'][m]['std']:.3f}"
                                 for m in rk_measures])
     console.print(t3)
+    if out["groups"]:
+        console.print(_groups_table(out["groups"]))
+
+
+def _print_swaps(out: dict) -> None:
+    swaps = out["swap_probability"][:15]
+    if not swaps:
+        return
+    t2 = Table(title=f"most likely swaps ({out['pairs_ever_swapped']} pairs swap at least once)")
+    for c in ("above (primary)", "below (primary)", "P(swap)"):
+        t2.add_column(c)
+    for s in swaps:
+        t2.add_row(s["a"], s["b"], _fmt(s["probability"]))
+    console.print(t2)
 
 
 # --------------------------------------------------------- simulate leave-out
