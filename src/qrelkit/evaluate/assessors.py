@@ -4,8 +4,10 @@ Why groups: re-judgment studies rarely have every assessor judge every topic.
 In the 2025 re-judgment of TREC DL 2019, each topic was judged by one pair of
 the eight assessors, so a single Fleiss' kappa over "all assessors" mixes
 different pairs of people. The shelf-life analysis therefore reports agreement
-per *assessor group*: the assessors who judged the same topic form a group,
-and the group's items are the pairs of those topics that every member judged.
+per *assessor group*: the assessors who judged the same pairs form a group, and
+the group's items are the pairs judged by exactly those assessors (a topic
+mostly judged by one pair of assessors, with a few pairs by others, counts
+towards each group for the pairs that group judged).
 Per group: Fleiss' kappa on grades and on binary relevance, with and without
 the primary (e.g. NIST) qrels as one more rater on the items it labels, and
 two overlaps: binary (|all relevant| / |any relevant|, Voorhees 2000) and
@@ -129,22 +131,21 @@ def assessor_groups(
     primary: Optional[Mapping[Pair, int]] = None,
     threshold: int = 2,
 ) -> tuple[AssessorGroup, ...]:
-    """One :class:`AssessorGroup` per distinct set of (>= 2) assessors judging a topic."""
-    by_topic: dict[str, set[str]] = defaultdict(set)
+    """One :class:`AssessorGroup` per distinct set of (>= 2) assessors who judged
+    the same pairs; a group's items are exactly the pairs that set judged."""
+    raters: dict[Pair, list[str]] = defaultdict(list)
     for name, labels in assessors:
-        for q, _ in labels:
-            by_topic[q].add(name)
-    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
-    for q, members in by_topic.items():
-        if len(members) >= 2:
-            groups[tuple(sorted(members))].append(q)
+        for pair in labels:
+            raters[pair].append(name)
+    groups: dict[tuple[str, ...], list[Pair]] = defaultdict(list)
+    for pair, names in raters.items():
+        if len(names) >= 2:
+            groups[tuple(sorted(names))].append(pair)
     lookup = dict(assessors)
-    out = []
-    for members, topics in sorted(groups.items()):
-        wanted = set(topics)
-        items = sorted(p for p in lookup[members[0]] if p[0] in wanted and all(p in lookup[m] for m in members))
-        out.append(_group(members, len(topics), items, [lookup[m] for m in members], primary, threshold))
-    return tuple(out)
+    return tuple(
+        _group(members, len({q for q, _ in items}), sorted(items), [lookup[m] for m in members], primary, threshold)
+        for members, items in sorted(groups.items())
+    )
 
 
 def _group(members, topics, items, labels, primary, threshold) -> AssessorGroup:
