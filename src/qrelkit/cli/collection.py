@@ -209,6 +209,8 @@ def status(workspace: Optional[Path] = WorkspaceOpt, as_json: bool = JsonOpt) ->
     for key, value in _flatten(st):
         table.add_row(key, _fmt(value))
     console.print(table)
+    console.print("cases.holes: pooled pairs without an original label (what Unjudged@k counts); Hole@k, the "
+                  f"holes new labels find relevant, is in `qrelkit holes -w {ws}`")
 
 
 def _flatten(d: dict, prefix: str = ""):
