@@ -85,6 +85,7 @@ def test_workspace_report_through_the_cli(workspace, tmp_path):
     assert res.exit_code == 0, res.output
     payload = json.loads(res.stdout)
     assert payload["html"] == str(out) and Path(payload["json"]).exists()
+    assert (payload["threshold"], payload["threshold_source"]) == (2, "auto-graded")
     assert all(v == "ok" for v in payload["sections"].values()), payload["sections"]
     data = json.loads(Path(payload["json"]).read_text())
     html = out.read_text()

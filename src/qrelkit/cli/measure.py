@@ -532,7 +532,7 @@ def report(
     ws = require_workspace(workspace)
     files = report_from_workspace(ws, out, measure=measure, depth=depth, orders=orders, seed=seed,
                                   threshold=threshold)
-    payload = {"html": str(files.html), "json": str(files.json), "sections": files.sections}
+    payload = {"html": str(files.html), "json": str(files.json), **files.threshold, "sections": files.sections}
     if as_json:
         print_json(payload)
         return

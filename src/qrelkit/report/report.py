@@ -87,6 +87,7 @@ class ReportFiles:
     html: Path
     json: Path
     sections: dict = field(default_factory=dict, hash=False)  # section -> "ok" | reason it is empty
+    threshold: dict = field(default_factory=dict, hash=False)  # {"threshold", "threshold_source"} when known
 
 
 # ---------------------------------------------------------------- sections
@@ -286,7 +287,7 @@ def write_report(inp: ReportInputs, out: Union[str, Path]) -> ReportFiles:
     json_path.write_text(json.dumps(_clean(data), indent=2, default=_default) + "\n", encoding="utf-8")
     sections = {k: ("ok" if v.get("available") else v.get("reason")) for k, v in data.items()
                 if isinstance(v, dict) and "available" in v}
-    return ReportFiles(out, json_path, sections)
+    return ReportFiles(out, json_path, sections, inp.threshold.to_dict() if inp.threshold is not None else {})
 
 
 def _num(v: Any, digits: int = 4) -> str:
