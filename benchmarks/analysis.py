@@ -47,9 +47,9 @@ def main() -> int:
         return 0
     from qrelkit.data import load_qrels, read_runs
     from qrelkit.evaluate.agreement import compare_labels
+    from qrelkit.evaluate.assessors import read_assessors
     from qrelkit.evaluate.compare import compare_versions
     from qrelkit.evaluate.leaveout import leave_out
-    from qrelkit.evaluate.assessors import read_assessors
     from qrelkit.evaluate.saturation import pool_growth
     from qrelkit.evaluate.stability import stability
     from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_versions, prepare_runs

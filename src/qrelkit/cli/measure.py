@@ -305,12 +305,16 @@ def evaluate(
     }
     if as_json:
         print_json(out)
-        for w in warnings:
-            console.print(f"[yellow]warning:[/] {w.message()}")
-        return
+    else:
+        _print_scores(scored, keys, rank_measure, judged_only, thr.describe())
+        _print_comparisons(comparisons, rank_measure)
+    for w in warnings:
+        console.print(f"[yellow]warning:[/] {w.message()}")
+
+
+def _print_scores(scored, keys: list[str], rank_measure: str, judged_only: bool, relevant: str) -> None:
     for s in scored:
-        table = Table(title=f"{s.label}: {len(s.topics)} topics{' (judged only)' if judged_only else ''}; "
-                            f"{thr.describe()}")
+        table = Table(title=f"{s.label}: {len(s.topics)} topics{' (judged only)' if judged_only else ''}; {relevant}")
         table.add_column("run")
         for k in keys:
             table.add_column(k, justify="right")
@@ -319,6 +323,9 @@ def evaluate(
         for i in order:
             table.add_row(s.systems[i], *[f"{means[k][i]:.4f}" for k in keys])
         console.print(table)
+
+
+def _print_comparisons(comparisons, rank_measure: str) -> None:
     for c in comparisons:
         d = c.to_dict()
         table = Table(title=f"{c.version_a} -> {c.version_b} on {rank_measure}: tau {_fmt(d['kendall_tau'])} "
@@ -335,8 +342,6 @@ def evaluate(
             f"{sig['significant_b']} significant pairs; {sig['reversed']} reversed; Matthews correlation "
             f"{_fmt(sig['matthews_corrcoef'])}; 95% CI of tau {d['ci']['kendall_tau']}"
         )
-    for w in warnings:
-        console.print(f"[yellow]warning:[/] {w.message()}")
 
 
 # ---------------------------------------------------------------- stability

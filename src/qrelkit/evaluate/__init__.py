@@ -30,10 +30,9 @@ from qrelkit.evaluate.correlation import (
 )
 from qrelkit.evaluate.leaveout import GroupDrop, LeaveOut, dropped_pairs, group_of, leave_out
 from qrelkit.evaluate.ragalign import GenerationLabel, rag_align, read_generation
-from qrelkit.evaluate.saturation import PoolGrowth, SystemHoles, hole_rates, hole_at_k, pool_growth
+from qrelkit.evaluate.saturation import PoolGrowth, SystemHoles, hole_at_k, hole_rates, pool_growth
 from qrelkit.evaluate.significance import decision_agreement, pairwise_significance
 from qrelkit.evaluate.stability import Stability, assessors_as_rankers, stability
-from qrelkit.evaluate.threshold import Threshold, resolve_threshold
 from qrelkit.evaluate.systems import (
     DEFAULT_MEASURES,
     TopicScores,
@@ -42,6 +41,7 @@ from qrelkit.evaluate.systems import (
     resolve_measures,
     score_shifts,
 )
+from qrelkit.evaluate.threshold import Threshold, resolve_threshold
 
 __all__ = [
     "Agreement", "JudgeAgreement", "MultiAgreement", "compare_labels", "judgments_agreement", "multi_assessor",

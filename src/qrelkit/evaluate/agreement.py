@@ -27,7 +27,7 @@ import math
 import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -266,10 +266,10 @@ def multi_assessor(
 ) -> MultiAgreement:
     """Fleiss' kappa (graded and binary), pairwise Cohen's kappa and overlaps,
     and the same per assessor group (with and without ``primary`` as a rater)."""
-    from qrelkit.evaluate.assessors import assessor_groups
-
     from sklearn.metrics import cohen_kappa_score
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    from qrelkit.evaluate.assessors import assessor_groups
 
     names = tuple(n for n, _ in assessors)
     raters: dict[Pair, list[int]] = defaultdict(list)
@@ -325,102 +325,6 @@ def _fleiss(aggregate_raters, fleiss_kappa, data: np.ndarray) -> Optional[float]
         return _num(fleiss_kappa(table, method="fleiss"))
 
 
-# --------------------------------------------------------- workspace judgments
-@dataclass(frozen=True)
-class JudgeAgreement:
-    """One judging method (and model) from a workspace against a reference.
-
-    The headline is DREAM's pair: ``decided_balanced_accuracy``, the balanced
-    accuracy of the labels the method decided itself (consensus or
-    single-judge: the labels that need no person), next to
-    ``escalation_ratio``, the share of its cases it did not decide (escalated,
-    failed, or passed to an adjudicator). Balanced accuracy, because relevant
-    pairs are the minority: a judge that calls everything non-relevant has
-    high plain accuracy. Plain accuracy on the decided cases stays as a
-    secondary figure (``auto_accuracy``). ``by_round`` is the same headline per
-    debate round (consensus reached in round 1, 2, ...; ``decided_share`` = the
-    round's decided cases over all the method's cases); ``by_status`` splits
-    all labelled cases by status."""
-
-    method: str
-    model: str
-    judgments: int
-    statuses: tuple[tuple[str, int], ...]
-    escalation_ratio: Optional[float]
-    decided: Agreement
-    overall: Agreement
-    by_status: tuple[tuple[str, Agreement], ...]
-    by_round: tuple[tuple[int, Agreement], ...]
-
-    @property
-    def auto_accuracy(self) -> Optional[float]:
-        return self.decided.accuracy
-
-    @property
-    def auto_pairs(self) -> int:
-        return self.decided.pairs
-
-    @property
-    def decided_balanced_accuracy(self) -> Optional[float]:
-        return self.decided.balanced_accuracy
-
-    def to_dict(self) -> dict:
-        d = self.overall.to_dict()
-        d.update({
-            "name": f"{self.method} [{self.model}]" if self.model else self.method,
-            "method": self.method,
-            "model": self.model,
-            "judgments": self.judgments,
-            "statuses": dict(self.statuses),
-            "headline": {"balanced_accuracy": self.decided_balanced_accuracy,
-                         "escalation_ratio": self.escalation_ratio, "decided_pairs": self.auto_pairs},
-            "decided_balanced_accuracy": self.decided_balanced_accuracy,
-            "escalation_ratio": self.escalation_ratio,
-            "auto_accuracy": self.auto_accuracy,
-            "auto_pairs": self.auto_pairs,
-            "by_status": {s: _short(a) for s, a in self.by_status},
-            "by_round": {str(r): {**_short(a), "decided_share": a.pairs / self.judgments if self.judgments else None}
-                         for r, a in self.by_round},
-        })
-        return d
-
-
-def _short(a: Agreement) -> dict:
-    d = a.to_dict()
-    return {k: d[k] for k in ("pairs", "balanced_accuracy", "accuracy", "cohen_kappa", "f1")}
-
-
-def judgments_agreement(
-    judgments: Iterable, reference: Mapping[Pair, int], threshold: int = 2
-) -> tuple[JudgeAgreement, ...]:
-    """Agreement per (method, model) of workspace judgments (``types.Judgment``)."""
-    groups: dict[tuple[str, str], list] = defaultdict(list)
-    for j in judgments:
-        groups[(j.method, j.model)].append(j)
-    out = []
-    for (method, model), js in sorted(groups.items()):
-        statuses = Counter(j.status for j in js)
-        labelled = [j for j in js if j.status in LABELLED_STATUSES and (j.grade is not None or j.label is not None)]
-
-        def agreement(subset, name):
-            grades = {(j.qid, j.docid): int(j.grade if j.grade is not None else j.label) for j in subset}
-            binary = {(j.qid, j.docid): int(j.label) for j in subset if j.label is not None}
-            return compare_labels(reference, grades, threshold, name, binary_labels=binary)
-
-        overall = agreement(labelled, method)
-        decided = [j for j in labelled if j.status in AUTO_STATUSES]
-        by_status = tuple(
-            (s, agreement([j for j in labelled if j.status == s], s))
-            for s in sorted({j.status for j in labelled})
-        )
-        by_round = tuple(
-            (r, agreement([j for j in decided if j.round == r], f"round {r}"))
-            for r in sorted({j.round for j in decided})
-        )
-        n = len(js)
-        escalated = sum(statuses.get(s, 0) for s in ESCALATED_STATUSES)
-        out.append(JudgeAgreement(
-            method, model, n, tuple(sorted(statuses.items())),
-            (escalated / n) if n else None, agreement(decided, "decided"), overall, by_status, by_round,
-        ))
-    return tuple(out)
+# A judge's agreement in a workspace (headline: balanced accuracy on decided cases) lives in its own module;
+# these names stay importable from here.
+from qrelkit.evaluate.judge_agreement import JudgeAgreement, judgments_agreement  # noqa: E402,F401

@@ -284,41 +284,62 @@ def pool_growth(
         full[c] = True
     n_holes = int((hole & full).sum())
     known0 = in_original  # new labels that are not holes (non-relevant) never join the qrels
-    final = pool_scores(tk, known0 | (hole & full), name, cutoff, threshold).mean(axis=1)
-    start = pool_scores(tk, known0, name, cutoff, threshold).mean(axis=1)
 
-    rng = np.random.default_rng(seed)
-    found, rate, change, error = (np.zeros((orders, n_runs)) for _ in range(4))
-    holes_by_run, change_by_run, own_by_run = (np.zeros(n_runs) for _ in range(3))
-    for o in range(orders):
-        pooled = np.zeros(n_pairs, dtype=bool)
-        before = start
-        so_far = 0
-        for step, r in enumerate(rng.permutation(n_runs)):
-            fresh = contrib[r][~pooled[contrib[r]]]
-            brought = int(hole[fresh].sum())
-            pooled[fresh] = True
-            so_far += brought
-            after = pool_scores(tk, known0 | (hole & pooled), name, cutoff, threshold).mean(axis=1) \
-                if brought else before
-            delta = after - before
-            found[o, step] = so_far / n_holes if n_holes else 1.0
-            rate[o, step] = brought / n_holes if n_holes else 0.0
-            change[o, step] = delta.mean()
-            error[o, step] = np.abs(after - final).mean()
-            holes_by_run[r] += brought
-            change_by_run[r] += delta.mean()
-            own_by_run[r] += delta[r]
-            before = after
+    score = lambda known: pool_scores(tk, known, name, cutoff, threshold).mean(axis=1)  # noqa: E731
+    sim = _simulate(contrib, hole, known0, score, orders, seed)
     marginal = tuple(
         MarginalContribution(
-            tk.runs[i], float(holes_by_run[i] / orders),
-            float(holes_by_run[i] / orders / n_holes) if n_holes else 0.0,
-            float(change_by_run[i] / orders), float(own_by_run[i] / orders),
+            tk.runs[i], float(sim.holes_by_run[i] / orders),
+            float(sim.holes_by_run[i] / orders / n_holes) if n_holes else 0.0,
+            float(sim.change_by_run[i] / orders), float(sim.own_by_run[i] / orders),
         )
         for i in range(n_runs)
     )
+    found = sim.found / n_holes if n_holes else np.ones_like(sim.found)
+    rate = sim.brought / n_holes if n_holes else np.zeros_like(sim.brought)
+    error = np.abs(sim.scores - score(known0 | (hole & full))[None, None]).mean(axis=2)
     return PoolGrowth(
         depth, orders, seed, f"{name}@{cutoff}", threshold, tk.runs, int(full.sum()), n_holes,
-        found.mean(axis=0), found.std(axis=0), rate.mean(axis=0), change.mean(axis=0), error.mean(axis=0), marginal,
+        found.mean(axis=0), found.std(axis=0), rate.mean(axis=0), sim.change.mean(axis=0), error.mean(axis=0),
+        marginal,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class _Simulation:
+    """Per order and step: holes brought, holes found so far, mean score change,
+    every system's scores; per run: totals over orders."""
+
+    brought: np.ndarray
+    found: np.ndarray
+    change: np.ndarray
+    scores: np.ndarray  # [order, step, system]
+    holes_by_run: np.ndarray
+    change_by_run: np.ndarray
+    own_by_run: np.ndarray
+
+
+def _simulate(contrib, hole, known0, score, orders: int, seed: int) -> _Simulation:
+    """Add runs to the pool in ``orders`` seeded random orders; a run's newly
+    pooled holes join the known labels (formulas in the module doc)."""
+    n_runs = len(contrib)
+    rng = np.random.default_rng(seed)
+    brought, found, change = (np.zeros((orders, n_runs)) for _ in range(3))
+    start = score(known0)
+    scores = np.zeros((orders, n_runs, len(start)))
+    by_run = np.zeros((3, n_runs))  # holes, mean change, own change
+    for o in range(orders):
+        pooled = np.zeros(len(hole), dtype=bool)
+        before = start
+        for step, r in enumerate(rng.permutation(n_runs)):
+            fresh = contrib[r][~pooled[contrib[r]]]
+            pooled[fresh] = True
+            brought[o, step] = hole[fresh].sum()
+            after = score(known0 | (hole & pooled)) if brought[o, step] else before
+            delta = after - before
+            found[o, step] = brought[o, : step + 1].sum()
+            change[o, step] = delta.mean()
+            scores[o, step] = after
+            by_run[:, r] += (brought[o, step], delta.mean(), delta[r])
+            before = after
+    return _Simulation(brought, found, change, scores, *by_run)
