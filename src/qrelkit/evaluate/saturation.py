@@ -69,27 +69,30 @@ class SystemHoles:
 def hole_rates(
     runs: Sequence[Any], original: Any, new: Any = None, depth: int = 10, threshold: int = 2
 ) -> tuple[SystemHoles, ...]:
-    """Unjudged@k per run against ``original``; with ``new`` also Hole@k."""
+    """Unjudged@k per run against ``original`` (:func:`qrelkit.pool.run_hole_rates`,
+    the one definition); with ``new`` also Hole@k."""
+    from qrelkit.pool import run_hole_rates, summarize_hole_rates
+
     orig = as_pairs(original)
     newp = as_pairs(new) if new is not None else {}
+    unjudged = {s.run: s for s in summarize_hole_rates(run_hole_rates(runs, orig, depth), runs)}
     topics = sorted({q for q, _ in orig})
     out = []
     for run in runs:
-        unjudged, hole, judged_after = [], [], []
+        hole, judged_after = [], []
         count = 0
         for q in topics:
             top = run.by_topic.get(q, ())[:depth]
             if not top:
                 continue
-            missing = [e for e in top if (q, e.docid) not in orig]
-            found = [e for e in missing if newp.get((q, e.docid), -1) >= threshold]
-            unjudged.append(len(missing) / len(top))
+            found = [e for e in top if (q, e.docid) not in orig and newp.get((q, e.docid), -1) >= threshold]
             hole.append(len(found) / depth)
             judged_after.append(sum(1 for e in top if (q, e.docid) in orig or (q, e.docid) in newp) / len(top))
             count += len(found)
+        u = unjudged[run.name]
         out.append(SystemHoles(
-            run.name, depth, _mean(unjudged), count, _mean(hole) if new is not None else None,
-            _mean(judged_after), len(unjudged),
+            run.name, depth, u.unjudged if u.unjudged is not None else 0.0, count,
+            _mean(hole) if new is not None else None, _mean(judged_after), u.topics,
         ))
     return tuple(out)
 
