@@ -138,6 +138,20 @@ def holes(
     console.print(table)
     if "note" in report:
         console.print(report["note"])
+    if "saturation" in report:
+        _print_saturation(report["saturation"])
+
+
+def _print_saturation(sat: dict) -> None:
+    """Growth rate and marginal contribution per retriever added (BRIDGE Figure 3)."""
+    g = sat["growth"]
+    table = Table(title=f"pool saturation: {sat['holes']} detected holes, {sat['orders']} random orders "
+                        f"(seed {sat['seed']})")
+    for c in ("retrievers (t)", "growth rate", "found so far", f"marginal contribution ({sat['measure']})"):
+        table.add_column(c, justify="right")
+    for t, rate, found, mc in zip(g["runs_added"], g["growth_rate"], g["found_fraction"], g["marginal_contribution"]):
+        table.add_row(str(t), _fmt(rate), _fmt(found), f"{mc:+.4f}")
+    console.print(table)
 
 
 def _holes_inputs(workspace, runs, qrels, new_qrels):
