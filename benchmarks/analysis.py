@@ -41,7 +41,7 @@ LLM = ("farzi_dl19_4prompts_flant5-large", "farzi_dl19_4prompts_llama3-8b", "far
 
 
 def main() -> int:
-    console = Console()
+    console = Console(width=150)  # the shelf-life tables are wide
     if not DATA.is_dir():
         console.print(f"skipped: real data not found at {DATA.resolve()} (expects ../shared/data)")
         return 0
