@@ -136,6 +136,8 @@ def test_tables_go_to_stderr(files):
     (["evaluate", "--runs", "{d}/runs", "--qrels", "{d}/a.qrels", "--measures", "Bogus@3"], "unknown measure"),
     (["ragalign", "--runs", "{d}/runs", "--qrels", "{d}/a.qrels", "--generation", "{d}/a.qrels"], "a.qrels:1"),
     (["simulate", "leave-out", "--runs", "{d}/runs", "--qrels", "{d}/gen.tsv"], "gen.tsv:1"),
+    (["holes", "--runs", "{d}/runs", "--qrels", "{d}/a.qrels", "--saturation"], "counts newly identified holes"),
+    (["evaluate", "--runs", "{d}/runs", "--qrels", "{d}/a.qrels", "--threshold", "zero"], "'auto' or an integer"),
 ])
 def test_user_errors_exit_2(files, capsys, args, message):
     d, *_ = files
