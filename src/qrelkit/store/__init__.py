@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
 from qrelkit.errors import UsageError
+from qrelkit.store import rag as _rag
+from qrelkit.store.rag import RagStore
 from qrelkit.types import Case, Doc, Judgment, Qrel, Topic
 
 DB_NAME = "qrelkit.sqlite"
@@ -91,6 +93,8 @@ MIGRATIONS: list[str] = [
         skipped_at REAL NOT NULL, PRIMARY KEY (session_hash, qid, docid));
     CREATE INDEX annot_votes_case ON annot_votes (qid, docid);
     """,
+    # 3 (rag): generated answers and their correctness grades
+    _rag.MIGRATION,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -100,7 +104,7 @@ def _now() -> float:
     return time.time()
 
 
-class Store:
+class Store(RagStore):
     """A handle on one workspace's database.
 
     One connection per Store, guarded by a lock so that the LLM layer's worker

@@ -1,0 +1,147 @@
+"""The workspace's RAG tables: generated answers and their correctness grades.
+
+Why they are stored: generation and grading cost one LLM call per distinct
+context or answer, and a run of them can be stopped at any point. Each answer
+and each grade is written as soon as it exists, keyed by what determines it,
+so a re-run skips finished work (and retries errors) instead of paying twice.
+
+- ``rag_answers``: one row per (system, qid, generator model, k, prompt version);
+  ``context`` is the JSON list of the top-k docids the answer was generated from,
+  so a changed run regenerates; ``answer`` is NULL exactly when ``error`` is set.
+- ``rag_grades``: one row per (system, qid, generator, grader model); ``answer`` is
+  the graded text, so a regenerated answer is graded again; ``correct`` is NULL
+  exactly when ``error`` is set.
+
+The schema comes as a migration appended to :data:`qrelkit.store.MIGRATIONS`
+(:data:`MIGRATION`); this module owns every statement on those tables.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+MIGRATION = """
+    CREATE TABLE rag_answers (
+        system TEXT NOT NULL, qid TEXT NOT NULL, model TEXT NOT NULL, k INTEGER NOT NULL,
+        prompt TEXT NOT NULL, context TEXT NOT NULL, missing TEXT NOT NULL DEFAULT '[]',
+        answer TEXT, error TEXT, calls INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0, completion_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL NOT NULL DEFAULT 0, created_at REAL NOT NULL,
+        PRIMARY KEY (system, qid, model, k, prompt));
+    CREATE TABLE rag_grades (
+        system TEXT NOT NULL, qid TEXT NOT NULL, generator TEXT NOT NULL, grader TEXT NOT NULL,
+        prompt TEXT NOT NULL, answer TEXT NOT NULL, correct INTEGER, reason TEXT NOT NULL DEFAULT '',
+        error TEXT, calls INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL, PRIMARY KEY (system, qid, generator, grader));
+"""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One system's generated answer to one topic (``answer`` is None when generation failed)."""
+
+    system: str
+    qid: str
+    model: str
+    k: int
+    prompt: str
+    context: tuple[str, ...]
+    answer: Optional[str]
+    missing: tuple[str, ...] = ()
+    error: Optional[str] = None
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.answer is not None
+
+
+@dataclass(frozen=True)
+class Grade:
+    """Whether one generated answer captures a gold answer (``correct`` None when grading failed)."""
+
+    system: str
+    qid: str
+    generator: str
+    grader: str
+    prompt: str
+    answer: str
+    correct: Optional[bool]
+    reason: str = ""
+    error: Optional[str] = None
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.correct is not None
+
+
+_ACOLS = ("system, qid, model, k, prompt, context, missing, answer, error, calls, prompt_tokens, "
+          "completion_tokens, cost_usd")
+_GCOLS = ("system, qid, generator, grader, prompt, answer, correct, reason, error, calls, prompt_tokens, "
+          "completion_tokens, cost_usd")
+
+
+class RagStore:
+    """Mixin of :class:`qrelkit.store.Store`: typed access to the RAG tables."""
+
+    def put_answers(self, answers: Iterable[Answer]) -> int:
+        rows = [
+            (a.system, a.qid, a.model, a.k, a.prompt, json.dumps(list(a.context)), json.dumps(list(a.missing)),
+             a.answer, a.error, a.calls, a.prompt_tokens, a.completion_tokens, a.cost_usd, time.time())
+            for a in answers
+        ]
+        with self.transaction() as c:  # type: ignore[attr-defined]
+            c.executemany(
+                f"INSERT OR REPLACE INTO rag_answers({_ACOLS}, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+        return len(rows)
+
+    def rag_answers(self, model: Optional[str] = None, k: Optional[int] = None,
+                    prompt: Optional[str] = None) -> list[Answer]:
+        sql, params = f"SELECT {_ACOLS} FROM rag_answers WHERE 1=1", []
+        for col, val in (("model", model), ("k", k), ("prompt", prompt)):
+            if val is not None:
+                sql += f" AND {col}=?"
+                params.append(val)
+        rows = self.query(sql + " ORDER BY model, system, qid", params)  # type: ignore[attr-defined]
+        return [
+            Answer(s, q, m, k_, p, tuple(json.loads(ctx)), ans, tuple(json.loads(miss)), err, *usage)
+            for s, q, m, k_, p, ctx, miss, ans, err, *usage in rows
+        ]
+
+    def put_grades(self, grades: Iterable[Grade]) -> int:
+        rows = [
+            (g.system, g.qid, g.generator, g.grader, g.prompt, g.answer,
+             None if g.correct is None else int(g.correct), g.reason, g.error, g.calls, g.prompt_tokens,
+             g.completion_tokens, g.cost_usd, time.time())
+            for g in grades
+        ]
+        with self.transaction() as c:  # type: ignore[attr-defined]
+            c.executemany(
+                f"INSERT OR REPLACE INTO rag_grades({_GCOLS}, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+        return len(rows)
+
+    def rag_grades(self, grader: Optional[str] = None, generator: Optional[str] = None) -> list[Grade]:
+        sql, params = f"SELECT {_GCOLS} FROM rag_grades WHERE 1=1", []
+        for col, val in (("grader", grader), ("generator", generator)):
+            if val is not None:
+                sql += f" AND {col}=?"
+                params.append(val)
+        rows = self.query(sql + " ORDER BY generator, grader, system, qid", params)  # type: ignore[attr-defined]
+        return [
+            Grade(s, q, gen, gr, p, ans, None if c is None else bool(c), reason, err, *usage)
+            for s, q, gen, gr, p, ans, c, reason, err, *usage in rows
+        ]
