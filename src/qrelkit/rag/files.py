@@ -3,7 +3,9 @@
 
 answers.jsonl keys: ``system``, ``qid``, ``answer`` (null when generation failed),
 ``context`` (the top-k docids), ``missing`` (those without text), ``model``,
-``prompt`` (template version), ``k``, ``error``.
+``prompt`` (template version), ``k``, ``error``, and what the answer cost (``calls``,
+``prompt_tokens``, ``completion_tokens``, ``cost_usd``; a context shared by several systems
+is billed to the first).
 
 Correctness keys: ``system``, ``qid``, ``correct`` (true/false), ``reason``,
 ``answer``, ``generator``, ``grader``, ``prompt`` — the keys ``ragalign``'s
@@ -27,6 +29,8 @@ def answer_record(a: Answer) -> dict:
     return {
         "system": a.system, "qid": a.qid, "answer": a.answer, "context": list(a.context),
         "missing": list(a.missing), "model": a.model, "prompt": a.prompt, "k": a.k, "error": a.error,
+        "calls": a.calls, "prompt_tokens": a.prompt_tokens, "completion_tokens": a.completion_tokens,
+        "cost_usd": a.cost_usd,
     }
 
 
@@ -69,9 +73,10 @@ def read_answers(path: PathLike) -> tuple[Answer, ...]:
         seen[(system, qid)] = lineno
         error = obj.get("error") or (None if answer is not None else "no answer")
         out.append(Answer(
-            system, qid, str(obj.get("model") or "unknown"), int(obj.get("k") or 0), str(obj.get("prompt") or ""),
+            system, qid, str(obj.get("model") or "unknown"), _num(path, lineno, obj, "k", int), str(obj.get("prompt") or ""),
             tuple(str(d) for d in obj.get("context") or ()), answer, tuple(str(d) for d in obj.get("missing") or ()),
-            error,
+            error, *(_num(path, lineno, obj, key, int) for key in ("calls", "prompt_tokens", "completion_tokens")),
+            _num(path, lineno, obj, "cost_usd", float),
         ))
     if not out:
         raise InputError(path, None, "no answers (the file is empty)")
@@ -83,3 +88,10 @@ def _text(path: PathLike, lineno: int, obj: dict, key: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
         raise InputError(path, lineno, f"{key} must be a non-empty string, got {json.dumps(value)}")
     return str(value).strip()
+
+
+def _num(path: PathLike, lineno: int, obj: dict, key: str, cast: type) -> Any:
+    value = obj.get(key) or 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(path, lineno, f"{key} must be a number, got {json.dumps(value)}")
+    return cast(value)
