@@ -4,7 +4,8 @@ Run as ``python tests/rag/fake_rag_server.py --port N --delay S --log FILE``.
 Generator: answers with the first line of the first context passage. Grader:
 ``correct`` is whether the graded answer contains the word "right"; an answer
 containing "garble" gets a reply that is not JSON (a malformed grading reply).
-Every request is appended to FILE as one line ``ROLE SHA256`` (role: gen|grade),
+A zero-shot relevance judge (of ``fill``) gets label 1 for everything.
+Every request is appended to FILE as one line ``ROLE SHA256`` (role: gen|grade|judge),
 so a test can count how often the same call reached the server.
 """
 
@@ -23,6 +24,8 @@ from fastapi import FastAPI, Request
 
 def reply_for(messages: list[dict]) -> tuple[str, str]:
     system, user = messages[0]["content"], messages[1]["content"]
+    if "relevance assessor" in system:  # a zero-shot judge of `fill`: everything is relevant
+        return "judge", json.dumps({"reason": "on topic", "label": 1})
     if "You grade answers" in system:
         answer = user.split("<<<ANSWER", 1)[1]
         if "garble" in answer:

@@ -158,3 +158,15 @@ def test_bad_input_is_one_line_and_exit_2(collection, args, message):
     assert r.returncode == 2
     assert message in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_fill_with_rag_puts_the_rag_section_in_the_report(server, collection):
+    model, _ = server
+    ws = collection["dir"] / "ws"
+    r = qrelkit("fill", "-w", ws, "--topics", collection["topics"], "--docs", collection["docs"], "--qrels",
+                collection["qrels"], "--runs", collection["runs"], "--model", model, "--method", "zero-shot",
+                "--rag", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["rag"]["grade"]["graded"] == 9
+    report = json.loads((ws / "report.json").read_text())
+    assert set(report["rag"]["generators"]["openai:fake"]["versions"]) == {"original", "merged"}
