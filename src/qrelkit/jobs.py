@@ -96,21 +96,6 @@ def _client(plan: Plan, store: Store, read_cache: bool = True):
     return make_client(plan.model, store=store, **opts)
 
 
-def _people_waiting(store: Store) -> dict:
-    """Escalations meant for people and the people's share, without a people's label yet."""
-    from qrelkit.judges.runner import for_people
-
-    human = {(q, d) for q, d in store.query("SELECT qid, docid FROM judgments WHERE source='human'")}
-    esc = {
-        (j.qid, j.docid)
-        for status in ("escalate", "error")
-        for j in store.judgments(status=status)
-        if for_people(j) and (j.qid, j.docid) not in human
-    }
-    share = {(c.qid, c.docid) for c in store.cases(share="people", judged=False)} - human
-    return {"escalations": len(esc), "people_share": len(share), "waiting": len(esc | share)}
-
-
 def _serve_hint(ws: Path) -> str:
     return (
         f"add annotators with `qrelkit annotate users add NAME -w {ws}`, serve the app with "
@@ -222,7 +207,7 @@ def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict
         method = _with_auto_adjudicator(method)
     judge = _judge(store, plan, method, "llm", plan.budget, read_cache, progress)
     method_id, model_id = judge["method"], judge["model"]
-    waiting = _people_waiting(store)
+    waiting = store.waiting_for_people().to_json()
     if waiting["waiting"] and not auto:
         from qrelkit.annotate.tasks import sync_tasks
 
@@ -302,7 +287,7 @@ def build(
         pool = pool_workspace(store, depth=plan.depth, human_depth=plan.human_depth)
         from qrelkit.annotate.tasks import sync_tasks
 
-        waiting = _people_waiting(store)
+        waiting = store.waiting_for_people().to_json()
         if waiting["people_share"]:
             sync_tasks(store)
             msg = f"{waiting['people_share']} cases of the people's share wait for people; " + _serve_hint(ws)

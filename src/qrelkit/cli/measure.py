@@ -260,7 +260,7 @@ def evaluate(
             for name, _, meta in store.runs():
                 if isinstance(meta, dict) and meta.get("model"):
                     run_models[name] = str(meta["model"])
-            judges += [m for (m,) in store.query("SELECT DISTINCT model FROM judgments WHERE source != 'human'") if m]
+            judges += store.judge_models()
     if run_meta is not None:
         run_models.update(read_run_meta(run_meta))
     warnings = circularity_warnings({r: m for r, m in run_models.items() if r in run_list.names}, sorted(set(judges)))
@@ -479,7 +479,7 @@ def _generators(files: list[Path], workspace: Optional[Path]) -> tuple[list, lis
 
         with Store.open(workspace) as store:
             gens += list(generators_from_store(store))
-            run_paths = [p for _, p, _ in store.runs()]
+            run_paths = [r.path for r in store.runs()]
     if not gens:
         raise UsageError("pass --generation FILE (from `qrelkit rag grade`) or -w WS with graded answers")
     return gens, run_paths

@@ -58,7 +58,7 @@ def _docs(stack: ExitStack, path: Optional[Path], store: Any) -> Callable:
 def _runs(runs: Optional[List[str]], store: Any) -> list:
     from qrelkit.data import read_runs
 
-    paths = list(runs or []) or ([p for _, p, _ in store.runs()] if store is not None else [])
+    paths = list(runs or []) or ([r.path for r in store.runs()] if store is not None else [])
     if not paths:
         raise UsageError("pass at least one --runs PATH (file, folder or glob)")
     out = read_runs(paths)

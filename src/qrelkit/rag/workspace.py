@@ -24,7 +24,7 @@ def workspace_runs(store: Any) -> list:
     """The workspace's runs whose files are still there."""
     from qrelkit.data import read_run
 
-    return [read_run(path) for _, path, _ in store.runs() if Path(path).exists()]
+    return [read_run(r.path) for r in store.runs() if Path(r.path).exists()]
 
 
 def rag_in_workspace(store: Any, client: Any, *, k: int = DEFAULT_K, concurrency: int = 8) -> dict:

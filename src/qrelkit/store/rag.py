@@ -12,31 +12,16 @@ so a re-run skips finished work (and retries errors) instead of paying twice.
   the graded text, so a regenerated answer is graded again; ``correct`` is NULL
   exactly when ``error`` is set.
 
-The schema comes as a migration appended to :data:`qrelkit.store.MIGRATIONS`
-(:data:`MIGRATION`); this module owns every statement on those tables.
+The tables come from migration 3 in :mod:`qrelkit.store.schema`; this module
+owns every statement on them.
 """
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-MIGRATION = """
-    CREATE TABLE rag_answers (
-        system TEXT NOT NULL, qid TEXT NOT NULL, model TEXT NOT NULL, k INTEGER NOT NULL,
-        prompt TEXT NOT NULL, context TEXT NOT NULL, missing TEXT NOT NULL DEFAULT '[]',
-        answer TEXT, error TEXT, calls INTEGER NOT NULL DEFAULT 0,
-        prompt_tokens INTEGER NOT NULL DEFAULT 0, completion_tokens INTEGER NOT NULL DEFAULT 0,
-        cost_usd REAL NOT NULL DEFAULT 0, created_at REAL NOT NULL,
-        PRIMARY KEY (system, qid, model, k, prompt));
-    CREATE TABLE rag_grades (
-        system TEXT NOT NULL, qid TEXT NOT NULL, generator TEXT NOT NULL, grader TEXT NOT NULL,
-        prompt TEXT NOT NULL, answer TEXT NOT NULL, correct INTEGER, reason TEXT NOT NULL DEFAULT '',
-        error TEXT, calls INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
-        completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0,
-        created_at REAL NOT NULL, PRIMARY KEY (system, qid, generator, grader));
-"""
+from qrelkit.store.core import now
 
 
 @dataclass(frozen=True)
@@ -97,7 +82,7 @@ class RagStore:
     def put_answers(self, answers: Iterable[Answer]) -> int:
         rows = [
             (a.system, a.qid, a.model, a.k, a.prompt, json.dumps(list(a.context)), json.dumps(list(a.missing)),
-             a.answer, a.error, a.calls, a.prompt_tokens, a.completion_tokens, a.cost_usd, time.time())
+             a.answer, a.error, a.calls, a.prompt_tokens, a.completion_tokens, a.cost_usd, now())
             for a in answers
         ]
         with self.transaction() as c:  # type: ignore[attr-defined]
@@ -124,7 +109,7 @@ class RagStore:
         rows = [
             (g.system, g.qid, g.generator, g.grader, g.prompt, g.answer,
              None if g.correct is None else int(g.correct), g.reason, g.error, g.calls, g.prompt_tokens,
-             g.completion_tokens, g.cost_usd, time.time())
+             g.completion_tokens, g.cost_usd, now())
             for g in grades
         ]
         with self.transaction() as c:  # type: ignore[attr-defined]
