@@ -170,3 +170,11 @@ def test_fill_with_rag_puts_the_rag_section_in_the_report(server, collection):
     assert json.loads(r.stdout)["rag"]["grade"]["graded"] == 9
     report = json.loads((ws / "report.json").read_text())
     assert set(report["rag"]["generators"]["openai:fake"]["versions"]) == {"original", "merged"}
+
+
+def test_an_unreachable_server_is_one_line_and_exit_2(collection):
+    r = qrelkit("rag", "generate", "--runs", collection["runs"], "--topics", collection["topics"], "--docs",
+                collection["docs"], "--model", f"openai:x@http://127.0.0.1:{free_port()}/v1",
+                "--out", collection["dir"] / "a.jsonl")
+    assert r.returncode == 2
+    assert "nothing was generated: all 9 failed, e.g. " in r.stderr

@@ -93,6 +93,18 @@ def _run(coro_fn: Callable, client: Any, store: Any, command: str, args: dict) -
     return items, summary
 
 
+def _fail_if_nothing(done: int, errors: list, what: str) -> None:
+    """Every call failed (an unreachable server, a wrong model name): a user error, not a result.
+    Some failures among successes are reported in the summary and retried by a re-run."""
+    from qrelkit.errors import BackendError
+
+    if errors and not done:
+        raise BackendError(f"nothing was {what}: all {len(errors)} failed, e.g. {errors[0]}")
+    if errors:
+        console.print(f"[red]{len(errors)} answer(s) could not be {what}[/red] (not written as results; "
+                      "a re-run retries them)")
+
+
 def _print(summary: dict, title: str, as_json: bool) -> None:
     if as_json:
         print_json(summary)
@@ -133,6 +145,7 @@ def generate(
                                        concurrency=concurrency, context_tokens=context_tokens, progress=progress),
             client, store, "rag generate", {"model": model, "k": k, "runs": [r.name for r in run_list]},
         )
+    _fail_if_nothing(summary.answers, [a.error for a in answers if a.error], "generated")
     write_jsonl(target, (answer_record(a) for a in answers))
     _print({"out": str(target), **summary.as_dict()}, f"rag generate: {summary.answers} answers", as_json)
 
@@ -170,10 +183,9 @@ def grade(
                                     progress=progress),
             client, store, "rag grade", {"model": model, "answers": str(answers)},
         )
+    _fail_if_nothing(summary.graded, [g.error for g in grades if g.error], "graded")
     write_jsonl(target, (grade_record(g) for g in grades if g.ok))
     if summary.no_gold and not as_json:
         console.print(f"skipped {len(summary.no_gold)} topic(s) without gold answers: "
                       f"{', '.join(summary.no_gold[:10])}{' ...' if len(summary.no_gold) > 10 else ''}")
-    if summary.errors and not as_json:
-        console.print(f"[red]{summary.errors} answer(s) could not be graded[/red] (not written; re-run retries them)")
     _print({"out": str(target), **summary.as_dict()}, f"rag grade: {summary.graded} graded", as_json)
