@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Optional
@@ -72,44 +71,21 @@ def judge(
     as_json: bool = JsonOpt,
 ) -> None:
     """Judge the workspace's pending cases; re-running resumes where it stopped."""
-    from qrelkit.errors import UsageError
-    from qrelkit.judges import parse_spec, resolve_auto
-    from qrelkit.judges.runner import arun_judging, check_budget
-    from qrelkit.llm import make_client
+    from qrelkit.judging import JudgingJob, run_job
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
-    spec_text = resolve_auto(method, model)
-    if prefilter:
-        pf = prefilter.strip()
-        if not pf.lower().startswith("prefilter"):
-            raise UsageError(
-                f"--prefilter {prefilter!r}: expected a prefilter spec, "
-                "e.g. 'prefilter(by=likelihood,keep=0.95)'"
-            )
-        spec_text = f"{pf}+{spec_text}"
-    spec = parse_spec(spec_text)
-    check_budget(spec, budget)
     reference = None
     if oracle is not None:
         from qrelkit.data import load_qrels
 
         reference = dict(load_qrels(oracle).pairs)
-    with Store.open(ws) as store:
-        client = make_client(model, store=store, concurrency=concurrency, read_cache=not no_cache)
-
-        async def go():
-            # one event loop for the whole run, so the model's connections close in it
-            try:
-                return await arun_judging(
-                    store, spec, client, task=task, share=share, limit=limit, concurrency=concurrency,
-                    budget=budget, progress=update, threshold=threshold, oracle=reference,
-                )
-            finally:
-                await client.aclose()
-
-        with _progress_bar() as update:
-            summary = asyncio.run(go())
+    job = JudgingJob(method=method, model=model, task=task, share=share, limit=limit, concurrency=concurrency,
+                     budget=budget, prefilter=prefilter, threshold=threshold, read_cache=not no_cache,
+                     oracle=reference)
+    job.spec()  # a bad spec or budget is reported before the workspace is opened
+    with Store.open(ws) as store, _progress_bar() as update:
+        summary = run_job(store, job, update)
     out = summary.as_dict()
     if as_json:
         print_json(

@@ -30,10 +30,18 @@ from typing import Any, Optional
 from urllib.parse import parse_qsl, urlsplit
 
 from qrelkit.errors import UsageError
+from qrelkit.specs import Param, bind, choice
 
 JSON_MODES = ("schema", "object", "prompt")
 LOCAL_TIMEOUT = 600.0
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+# The ``?key=value`` options, declared as the judges' parameters are (and checked by the same binder);
+# ``body.FIELD`` options are free.
+OPTIONS = {
+    "json": Param("schema", choice(*JSON_MODES), "how structured output is asked for"),
+    "score": Param("none", choice("echo", "none"), "echo: score by echoed prompt log-probabilities (vLLM)"),
+    "logprobs": Param("1", choice("0", "1"), "0: the server gives no top log-probabilities"),
+}
 _EXAMPLES = "expected 'local', 'local:/path/model.gguf' or 'openai:MODEL@http://host:port/v1[,URL2...][?json=schema|object|prompt&score=echo]'"
 
 
@@ -55,8 +63,8 @@ def parse_spec(spec: str) -> ModelSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"empty model spec; {_EXAMPLES}")
     s = spec.strip()
-    if s == "local":
-        return ModelSpec("local", "")
+    if s == "local" or s == _default_local_id():
+        return ModelSpec("local", "")  # the canonical id of the default reads back as the default
     if s.startswith("local:"):
         path = s[len("local:") :]
         if not path:
@@ -93,22 +101,17 @@ def parse_spec(spec: str) -> ModelSpec:
             opts = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
         except ValueError:
             raise UsageError(f"model spec {spec!r}: bad options {query!r}") from None
-        known = {"json", "score", "logprobs"}
-        for k, v in opts:
-            if k.startswith("body.") and len(k) > 5:
-                continue
-            if k not in known:
-                names = ", ".join(sorted(known))
-                raise UsageError(f"model spec {spec!r}: unknown option {k!r} (known: {names}, body.FIELD)")
-            if k == "json" and v not in JSON_MODES:
-                raise UsageError(f"model spec {spec!r}: json must be one of {', '.join(JSON_MODES)}")
-            if k == "score" and v not in ("echo", "none"):
-                raise UsageError(f"model spec {spec!r}: score must be 'echo' or 'none'")
-            if k == "logprobs" and v not in ("0", "1"):
-                raise UsageError(f"model spec {spec!r}: logprobs must be 0 or 1")
+        bind(OPTIONS, tuple((k, v) for k, v in opts if not k.startswith("body.") or len(k) == 5),
+             f"model spec {spec!r}")
         return ModelSpec("openai", model, urls, tuple(opts))
     kind = s.split(":", 1)[0]
     raise UsageError(f"unknown model spec {spec!r} (kind {kind!r}); {_EXAMPLES}")
+
+
+def _default_local_id() -> str:
+    from qrelkit.llm.local import DEFAULT_MODEL_ID
+
+    return DEFAULT_MODEL_ID
 
 
 def canonical_model_id(spec: str) -> str:
