@@ -16,14 +16,13 @@ message saying which command serves the app.
 """
 from __future__ import annotations
 
-import asyncio
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
 from qrelkit import __version__
 from qrelkit.errors import UsageError
+from qrelkit.judging import JudgingJob, run_job
 from qrelkit.plan import Plan
 from qrelkit.store import Store
 
@@ -59,41 +58,6 @@ class JobResult:
         }
 
 
-def default_method(job: str, model: str) -> str:
-    """The embedded model can only score likelihoods reliably (its yes/no and JSON
-    answers are at chance); a served model debates when filling holes and
-    judges with induced narratives when building from people's labels."""
-    from qrelkit.judges import is_local_model
-
-    if is_local_model(model):
-        return "likelihood(threshold=auto)"
-    return "debate" if job == "fill" else "narrative"
-
-
-def _with_auto_adjudicator(spec: str) -> str:
-    """``--auto`` hands persistent disagreements to the LLM adjudicator, unless
-    the spec already says who settles them."""
-    from qrelkit.judges import parse_spec
-
-    parts = spec.split("+")
-    main = parts[-1]
-    parsed = parse_spec(main)
-    if parsed.name == "debate" and "adjudicator=" not in main.replace(" ", ""):
-        inner = main[main.index("(") + 1: main.rindex(")")].strip() if "(" in main else ""
-        main = f"debate({inner + ', ' if inner else ''}adjudicator=llm)"
-    return "+".join([*parts[:-1], main])
-
-
-def _client(plan: Plan, store: Store, read_cache: bool = True):
-    from qrelkit.llm import make_client
-
-    prices = {m: {"input": i, "output": o} for m, i, o in plan.prices} or None
-    opts = {"concurrency": plan.concurrency, "read_cache": read_cache}
-    if prices:
-        opts["prices"] = prices
-    return make_client(plan.model, store=store, **opts)
-
-
 def _people_waiting(store: Store) -> dict:
     """Escalations meant for people and the people's share, without a people's label yet."""
     from qrelkit.judges.runner import for_people
@@ -116,25 +80,16 @@ def _serve_hint(ws: Path) -> str:
     )
 
 
-def _judge(store: Store, plan: Plan, method: str, share: str, budget: Optional[str], read_cache: bool,
-           progress: Optional[Callable] = None) -> dict:
-    from qrelkit.judges.runner import arun_judging
-
-    async def go():
-        client = _client(plan, store, read_cache)
-        try:
-            return await arun_judging(
-                store, method, client, task=plan.task, share=share, limit=plan.limit,
-                concurrency=plan.concurrency, budget=budget, progress=progress, threshold=plan.threshold,
-            )
-        finally:
-            await client.aclose()
-
-    summary = asyncio.run(go())
-    return summary.as_dict()
+def _judging_job(job: str, plan: Plan, auto: bool, read_cache: bool) -> JudgingJob:
+    """The plan's judging options as a judging job over the LLM's share."""
+    return JudgingJob(
+        method=plan.method, model=plan.model, job=job, task=plan.task, share="llm", limit=plan.limit,
+        concurrency=plan.concurrency, budget=plan.budget, prefilter=plan.prefilter,
+        adjudicator="llm" if auto else None, threshold=plan.threshold, read_cache=read_cache, prices=plan.prices,
+    )
 
 
-def _finish(store: Store, ws: Path, job: str, plan: Plan, method: str, model: str, report: bool,
+def _finish(store: Store, ws: Path, method: str, model: str, report: bool,
             threshold: int) -> tuple[dict, Path, Optional[Path], dict]:
     from qrelkit.merge import merge, write_merged
 
@@ -144,23 +99,19 @@ def _finish(store: Store, ws: Path, job: str, plan: Plan, method: str, model: st
     report_path = None
     evaluation: dict = {}
     if report:
-        from qrelkit.report.report import report_from_workspace
+        from qrelkit.report.report import report_from_store
 
         # binary qrels (0/1, e.g. the answer task's) are relevant at 1, whatever the graded default
         if result.labels and max(label.grade for label in result.labels) <= 1:
             threshold = 1
-        files = report_from_workspace(ws, ws / REPORT, threshold=threshold)
+        files = report_from_store(store, ws / REPORT, merged_result=result, threshold=threshold)
         report_path = files.html
-        evaluation = _evaluation_summary(files.json)
+        evaluation = _evaluation_summary(files.data)
     return result.counts(), out, report_path, evaluation
 
 
-def _evaluation_summary(report_json: Path) -> dict:
-    """The before/after headline numbers, read back from the report's JSON twin."""
-    try:
-        data = json.loads(Path(report_json).read_text())
-    except (OSError, ValueError):
-        return {}
+def _evaluation_summary(data: dict) -> dict:
+    """The before/after headline numbers of the report."""
     scores = data.get("scores") or {}
     comp = scores.get("comparison") or {}
     out: dict = {"measure": scores.get("measure")} if scores.get("available") else {}
@@ -171,20 +122,6 @@ def _evaluation_summary(report_json: Path) -> dict:
     if holes.get("available"):
         out["mean_hole_rate"] = holes.get("mean_hole_rate")
     return out
-
-
-def fill_task(store: Store, task: str) -> str:
-    """``auto`` for fill: new labels must be on the collection's own scale, so a
-    graded collection (some grade > 1) gets the graded task even when its
-    topics carry answers; a binary one gets the answer task when every topic
-    has answers, else graded (whose binary label is what merge writes)."""
-    if task != "auto":
-        return task
-    grades = set(store.qrels().values())
-    if grades and max(grades) > 1:
-        return "graded"
-    topics = store.topics()
-    return "answer" if topics and all(t.answers for t in topics.values()) else "graded"
 
 
 def _record_plan(store: Store, job: str, plan: Plan) -> None:
@@ -213,12 +150,7 @@ def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict
     """The steps both jobs share once the pool is ready: judge the LLM's share,
     stop for people if anything waits for them (unless ``auto``), else merge,
     evaluate and report."""
-    method = plan.method or default_method(job, plan.model)
-    if plan.prefilter:
-        method = f"{plan.prefilter}+{method}"
-    if auto:
-        method = _with_auto_adjudicator(method)
-    judge = _judge(store, plan, method, "llm", plan.budget, read_cache, progress)
+    judge = run_job(store, _judging_job(job, plan, auto, read_cache), progress).as_dict()
     method_id, model_id = judge["method"], judge["model"]
     waiting = _people_waiting(store)
     if waiting["waiting"] and not auto:
@@ -227,7 +159,7 @@ def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict
         sync_tasks(store)
         msg = f"{waiting['waiting']} cases wait for people; " + _serve_hint(ws)
         return JobResult(job, ws, "waiting", msg, method_id, model_id, pool, judge, waiting)
-    merged, out, rep, evaluation = _finish(store, ws, job, plan, method_id, model_id, report, plan.threshold)
+    merged, out, rep, evaluation = _finish(store, ws, method_id, model_id, report, plan.threshold)
     msg = f"merged qrels in {out}" + (f"; report in {rep}" if rep else "")
     return JobResult(job, ws, "done", msg, method_id, model_id, pool, judge, waiting, merged, out, rep, evaluation)
 
@@ -257,7 +189,6 @@ def fill(
         from qrelkit.workspace import pool_workspace
 
         pool = pool_workspace(store, depth=plan.depth, human_depth=0)
-        plan = plan.override(task=fill_task(store, plan.task))
         return _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
 
 

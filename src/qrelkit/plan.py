@@ -57,7 +57,7 @@ class Plan:
     runs: tuple[str, ...] = ()
     depth: int = 10
     human_depth: int = 3
-    method: Optional[str] = None  # None: chosen by the job and the model (see jobs.default_method)
+    method: Optional[str] = None  # None: chosen by the job and the model (see judges.auto_method)
     model: str = "local"
     task: str = "auto"
     budget: Optional[str] = None

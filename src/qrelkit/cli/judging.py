@@ -43,7 +43,8 @@ def judge(
         "local", "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL."
     ),
     task: str = typer.Option(
-        "auto", "--task", help="auto|answer|graded (auto: answer when every topic has answers)."
+        "auto", "--task",
+        help="auto|answer|graded (auto: graded for a graded collection, else answer when every topic has answers).",
     ),
     share: str = typer.Option(
         "llm", "--share", help="llm (holes, default) | people | all (every unjudged case) | judged (audit)."
