@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, Optional
 
 from qrelkit.judges import JudgeSpec, parse_prefilter, resolve_method
 
+
 @dataclass(frozen=True)
 class JudgingJob:
     """What to judge, with what and how: the options the commands share, as one value.

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import sys
 
-# Importing a command group registers its commands; this order is the order of `qrelkit --help`.
-from qrelkit.cli import collection, judging, annotate, measure, jobs, narratives  # noqa: F401, I001
 from qrelkit.cli._app import app, console
+
+# Importing a command group registers its commands; this order is the order of `qrelkit --help`.
+# isort: off
+from qrelkit.cli import collection, judging, annotate, measure, jobs, narratives  # noqa: F401, E402
+# isort: on
 
 # Options that take several values after one flag (`--runs a.run b.run c.run`,
 # as a shell glob expands them). click has no variadic options, so argv is

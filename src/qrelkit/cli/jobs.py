@@ -10,10 +10,20 @@ from typing import Any, Callable, List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._app import (
+    JsonOpt,
+    WorkspaceOpt,
+    app,
+    console,
+    judging_progress,
+    print_json,
+    require_workspace,
+)
 
 # The options `fill` and `build` share, declared once: name -> (type, typer option). Each command
 # receives them as one JobOptions value (see job_options); its own options stay in its signature.
+_METHOD_HELP = ("Judge spec, e.g. 'debate(rounds=2)' (default: likelihood for the embedded model, else debate "
+                "for fill / narrative for build).")
 SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
     "workspace": (Optional[Path], WorkspaceOpt),
     "plan": (Optional[Path], typer.Option(None, "--plan", help="TOML plan file; command-line options override it.")),
@@ -21,15 +31,19 @@ SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
     "docs": (Optional[str], typer.Option(None, "--docs", help="Docs file (JSONL or TSV, .gz ok).")),
     "runs": (Optional[List[str]], typer.Option(None, "--runs", help="Runs: files, folders or globs.")),
     "depth": (Optional[int], typer.Option(None, "--depth", min=1, help="Pool depth k (default 10).")),
-    "method": (Optional[str], typer.Option(None, "--method", help="Judge spec, e.g. 'debate(rounds=2)' (default: likelihood for the embedded model, else debate for fill / narrative for build).")),
-    "model": (Optional[str], typer.Option(None, "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL[,URL2] (default local).")),
+    "method": (Optional[str], typer.Option(None, "--method", help=_METHOD_HELP)),
+    "model": (Optional[str], typer.Option(
+        None, "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL[,URL2] (default local).")),
     "task": (Optional[str], typer.Option(None, "--task", help="auto | answer | graded.")),
     "budget": (Optional[str], typer.Option(None, "--budget", help="Cap on escalations to people: N or P%.")),
     "concurrency": (Optional[int], typer.Option(None, "--concurrency", min=1, help="Concurrent model calls.")),
-    "prefilter": (Optional[str], typer.Option(None, "--prefilter", help="Prefilter spec chained before the judge, e.g. 'prefilter(keep=0.9)'.")),
+    "prefilter": (Optional[str], typer.Option(
+        None, "--prefilter", help="Prefilter spec chained before the judge, e.g. 'prefilter(keep=0.9)'.")),
     "limit": (Optional[int], typer.Option(None, "--limit", min=1, help="Judge at most N cases (for a trial).")),
-    "auto": (bool, typer.Option(False, "--auto", help="Do not wait for people: the LLM adjudicator settles escalations.")),
-    "no_cache": (bool, typer.Option(False, "--no-cache", help="Do not read the call cache (calls are still written to it).")),
+    "auto": (bool, typer.Option(
+        False, "--auto", help="Do not wait for people: the LLM adjudicator settles escalations.")),
+    "no_cache": (bool, typer.Option(
+        False, "--no-cache", help="Do not read the call cache (calls are still written to it).")),
     "no_report": (bool, typer.Option(False, "--no-report", help="Skip the HTML report.")),
     "as_json": (bool, JsonOpt),
 }
@@ -63,8 +77,7 @@ class JobOptions:
         """Run ``job`` (jobs.fill or jobs.build) with these options and the command's ``own`` ones; print."""
         ws = require_workspace(self.workspace)
         overrides = {k: getattr(self, k) for k in _PLAN_OVERRIDES}
-        prog, cb = _progress_cb()
-        with prog:
+        with judging_progress(transient=True) as cb:
             result = job(ws, _plan(self.plan), auto=self.auto, report=not self.no_report,
                          read_cache=not self.no_cache, progress=cb, **overrides, **own)
         _show(result, self.as_json)
@@ -91,22 +104,6 @@ def _plan(plan_path: Optional[Path]):
     from qrelkit.plan import Plan, load_plan
 
     return load_plan(plan_path) if plan_path else Plan()
-
-
-def _progress_cb():
-    """A rich progress bar fed by the runner's ProgressUpdate callbacks."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    prog = Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
-                    TimeElapsedColumn(), console=console, transient=True)
-    task = prog.add_task("judge", total=None, info="")
-
-    def cb(u) -> None:
-        prog.update(task, completed=u.done, total=u.total,
-                    info=f"calls {u.calls} · cached {u.cache_hits} · tokens {u.prompt_tokens + u.completion_tokens}"
-                         f" · ${u.cost_usd:.4f} · escalations {u.escalations}")
-
-    return prog, cb
 
 
 def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
@@ -158,7 +155,8 @@ def fill(
 @job_options
 def build(
     opts: JobOptions,
-    human_depth: Optional[int] = typer.Option(None, "--human-depth", min=0, help="People judge each run's top-k_human (default 3)."),
+    human_depth: Optional[int] = typer.Option(
+        None, "--human-depth", min=0, help="People judge each run's top-k_human (default 3)."),
 ) -> None:
     """Build a new collection by hybrid pooling: people judge the top of every run, the judge the rest.
 
@@ -185,8 +183,7 @@ def demo(
     from qrelkit.demo import demo_paths
 
     d = demo_paths()
-    prog, cb = _progress_cb()
-    with prog:
+    with judging_progress(transient=True) as cb:
         result = jobs.fill(workspace, None, auto=True, progress=cb, topics=str(d.topics), docs=str(d.docs),
                            qrels=str(d.qrels), runs=[str(p) for p in d.runs], model=model, method=method)
     rec = jobs.recovered(result.qrels, d.qrels, d.full_qrels)

@@ -9,7 +9,15 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._app import (
+    JsonOpt,
+    WorkspaceOpt,
+    app,
+    console,
+    judging_progress,
+    print_json,
+    require_workspace,
+)
 
 SUMMARY_KEYS = (
     "method",
@@ -85,7 +93,7 @@ def judge(
                      budget=budget, prefilter=prefilter, threshold=threshold, read_cache=not no_cache,
                      oracle=reference)
     job.spec()  # a bad spec or budget is reported before the workspace is opened
-    with Store.open(ws) as store, _progress_bar() as update:
+    with Store.open(ws) as store, judging_progress() as update:
         summary = run_job(store, job, update)
     out = summary.as_dict()
     if as_json:
@@ -108,42 +116,6 @@ def _fmt(v: object) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
-
-
-class _progress_bar:
-    """A rich progress bar on stderr with calls, tokens, cost and escalations so far."""
-
-    def __init__(self) -> None:
-        self.prog = None
-        self.task = None
-
-    def __enter__(self):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.prog = Progress(
-            TextColumn("judging"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[info]}"),
-            console=console,
-            transient=False,
-            disable=False,
-        )
-        self.prog.__enter__()
-        self.task = self.prog.add_task("judging", total=None, info="")
-
-        def update(p) -> None:
-            info = (
-                f"calls {p.calls} (cached {p.cache_hits}) · tokens {p.prompt_tokens}+{p.completion_tokens}"
-                f" · ${p.cost_usd:.4f} · escalations {p.escalations} (errors {p.errors})"
-            )
-            self.prog.update(self.task, total=p.total, completed=p.done, info=info)
-
-        return update
-
-    def __exit__(self, *exc: object) -> None:
-        self.prog.__exit__(*exc)
 
 
 @app.command()

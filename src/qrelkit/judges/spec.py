@@ -123,7 +123,8 @@ def _part(call: Call, whole: str) -> JudgeSpec:
     registry = _registry()
     name = ALIASES.get(call.name, call.name)
     if name not in registry:
-        raise UsageError(f"method spec {whole!r}: unknown method {call.name!r}; choose from {', '.join(sorted(registry))}")
+        known = ", ".join(sorted(registry))
+        raise UsageError(f"method spec {whole!r}: unknown method {call.name!r}; choose from {known}")
     declared = registry[name].PARAMS
     values = bind(declared, call.args, f"method spec {whole!r}: {name}")
     params = tuple(values.items())
