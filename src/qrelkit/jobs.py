@@ -128,13 +128,14 @@ def _record_plan(store: Store, job: str, plan: Plan) -> None:
     store.set_meta("plan", {"job": job, "plan": plan.to_dict(), "qrelkit_version": __version__})
 
 
-def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool, on_docs=None) -> dict:
+def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool) -> None:
     from qrelkit.workspace import load_collection
 
     if plan.topics and plan.docs:
         if need_qrels and not plan.qrels and not store.qrels():
             raise UsageError("fill completes an existing collection: pass --qrels (or use `qrelkit build`)")
-        return load_collection(store, plan.topics, plan.docs, plan.qrels, plan.runs, on_docs=on_docs)
+        load_collection(store, plan.topics, plan.docs, plan.qrels, plan.runs)
+        return
     if not store.topics():
         raise UsageError(
             f"{store.workspace}: empty workspace; pass --topics, --docs{', --qrels' if need_qrels else ''} "
@@ -142,7 +143,15 @@ def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool, on_docs=None) -> 
         )
     if plan.runs:
         raise UsageError("--runs needs --topics and --docs as well (or init the workspace first)")
-    return {}
+
+
+def _pooled(store: Store, job: str, plan: Plan, human_depth: int) -> dict:
+    """The first steps of both jobs: record the plan, load the inputs, pool (idempotent)."""
+    from qrelkit.workspace import pool_workspace
+
+    _record_plan(store, job, plan)
+    _ensure_loaded(store, plan, need_qrels=job == "fill")
+    return pool_workspace(store, depth=plan.depth, human_depth=human_depth)
 
 
 def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict, auto: bool, report: bool,
@@ -184,11 +193,7 @@ def fill(
     plan = (plan or Plan()).override(**options)
     ws = Path(workspace)
     with Store.create(ws) as store:
-        _record_plan(store, "fill", plan)
-        _ensure_loaded(store, plan, need_qrels=True)
-        from qrelkit.workspace import pool_workspace
-
-        pool = pool_workspace(store, depth=plan.depth, human_depth=0)
+        pool = _pooled(store, "fill", plan, human_depth=0)
         return _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
 
 
@@ -211,11 +216,7 @@ def build(
     plan = (plan or Plan()).override(**options)
     ws = Path(workspace)
     with Store.create(ws) as store:
-        _record_plan(store, "build", plan)
-        _ensure_loaded(store, plan, need_qrels=False)
-        from qrelkit.workspace import pool_workspace
-
-        pool = pool_workspace(store, depth=plan.depth, human_depth=plan.human_depth)
+        pool = _pooled(store, "build", plan, human_depth=plan.human_depth)
         from qrelkit.annotate.tasks import sync_tasks
 
         waiting = _people_waiting(store)
