@@ -58,19 +58,6 @@ class JobResult:
         }
 
 
-def _people_waiting(store: Store) -> dict:
-    """Escalations meant for people and the people's share, without a people's label yet."""
-    from qrelkit.judges.runner import for_people
-
-    human = {(q, d) for q, d in store.query("SELECT qid, docid FROM judgments WHERE source='human'")}
-    esc = {
-        (j.qid, j.docid)
-        for status in ("escalate", "error")
-        for j in store.judgments(status=status)
-        if for_people(j) and (j.qid, j.docid) not in human
-    }
-    share = {(c.qid, c.docid) for c in store.cases(share="people", judged=False)} - human
-    return {"escalations": len(esc), "people_share": len(share), "waiting": len(esc | share)}
 
 
 def _serve_hint(ws: Path) -> str:
@@ -161,7 +148,7 @@ def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict
     evaluate and report."""
     judge = run_job(store, _judging_job(job, plan, auto, read_cache), progress).as_dict()
     method_id, model_id = judge["method"], judge["model"]
-    waiting = _people_waiting(store)
+    waiting = store.waiting_for_people().to_json()
     if waiting["waiting"] and not auto:
         from qrelkit.annotate.tasks import sync_tasks
 
@@ -219,7 +206,7 @@ def build(
         pool = _pooled(store, "build", plan, human_depth=plan.human_depth)
         from qrelkit.annotate.tasks import sync_tasks
 
-        waiting = _people_waiting(store)
+        waiting = store.waiting_for_people().to_json()
         if waiting["people_share"]:
             sync_tasks(store)
             msg = f"{waiting['people_share']} cases of the people's share wait for people; " + _serve_hint(ws)

@@ -22,7 +22,6 @@ from qrelkit.errors import UsageError
 from qrelkit.store import Store
 
 LABELLED_STATUSES = ("consensus", "auto", "adjudicated", "dropped", "human", "oracle")
-PEOPLE_METHOD = "people"
 
 
 @dataclass(frozen=True)
@@ -59,24 +58,18 @@ class MergeResult:
 def latest_llm_method(store: Store) -> tuple[Optional[str], Optional[str]]:
     """The (method, model) of the most recently written LLM judgments: the
     natural default for `export` right after `judge`."""
-    rows = store.query(
-        "SELECT method, model FROM judgments WHERE source != 'human' ORDER BY updated_at DESC LIMIT 1"
-    )
-    return (rows[0][0], rows[0][1]) if rows else (None, None)
-
+    return store.latest_llm_method() or (None, None)
 
 def merge(store: Store, method: Optional[str] = None, model: Optional[str] = None) -> MergeResult:
     """Merge original, human and one judge's labels (see module docstring)."""
     if method is None and model is None:
         method, model = latest_llm_method(store)
     elif method is not None and model is None:
-        rows = store.query("SELECT DISTINCT model FROM judgments WHERE method=?", (method,))
-        if len(rows) > 1:
+        models = store.models_of(method)
+        if len(models) > 1:
             raise UsageError(f"method {method!r} was run with several models; pick one with --model")
-        model = rows[0][0] if rows else None
-    if method is not None and not store.query(
-        "SELECT 1 FROM judgments WHERE method=? AND model=? LIMIT 1", (method, model or "")
-    ):
+        model = models[0] if models else None
+    if method is not None and not store.has_judgments(method, model or ""):
         raise UsageError(f"no judgments by method {method!r} with model {model!r} in {store.workspace}")
 
     original = store.qrels()
@@ -93,7 +86,7 @@ def merge(store: Store, method: Optional[str] = None, model: Optional[str] = Non
     for (qid, docid), grade in original.items():
         labels[(qid, docid)] = MergedLabel(qid, docid, grade, "original", "original")
 
-    for j in store.judgments(method=PEOPLE_METHOD, source="human"):
+    for j in store.people_labels():
         if (j.qid, j.docid) in labels or j.grade is None and j.label is None:
             continue
         grade = scale(j)

@@ -93,11 +93,9 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
     cases = build_pool(runs, depth=depth, human_depth=human_depth or None, qrels=qrels, topics=list(topics)).cases
     changed, unchanged = store.upsert_cases(cases)
     keep = {(c.qid, c.docid) for c in cases}
-    stale = [k for k in store.query("SELECT qid, docid FROM cases") if tuple(k) not in keep]
-    with store.transaction() as c:
-        c.executemany("DELETE FROM cases WHERE qid=? AND docid=?", stale)
+    stale = store.remove_cases_except(keep)
     store.set_meta("pool", {"depth": depth, "human_depth": human_depth})
-    have_text = {d for (d,) in store.query("SELECT docid FROM docs")}
+    have_text = store.docids()
     shares = Counter((c.share, c.judged) for c in cases)
     return {
         "depth": depth, "human_depth": human_depth, "pooled": len(cases),
@@ -105,5 +103,5 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
         "people": shares[("people", False)], "llm": shares[("llm", False)],
         "judged": sum(1 for c in cases if c.judged),
         "no_text": sum(1 for c in cases if c.docid not in have_text),
-        "changed": changed + len(stale), "unchanged": unchanged,
+        "changed": changed + stale, "unchanged": unchanged,
     }

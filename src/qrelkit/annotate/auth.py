@@ -63,47 +63,32 @@ def _check_name(name: str) -> str:
 def add_user(store, name: str, admin: bool = False) -> LoginLink:
     name = _check_name(name)
     token = secrets.token_urlsafe(32)
-    with store.transaction() as c:
-        if c.execute("SELECT 1 FROM annot_users WHERE name=?", (name,)).fetchone():
-            raise UsageError(f"user {name!r} exists; `qrelkit annotate users link {name}` issues a new login link")
-        c.execute(
-            "INSERT INTO annot_users(name, is_admin, token_hash, revoked, created_at) VALUES(?,?,?,0,?)",
-            (name, int(admin), hash_secret(token), time.time()),
-        )
+    if not store.add_annotator(name, admin, hash_secret(token), time.time()):
+        raise UsageError(f"user {name!r} exists; `qrelkit annotate users link {name}` issues a new login link")
     return LoginLink(name, token)
 
 
 def new_link(store, name: str) -> LoginLink:
     """A fresh one-time link for an existing user (the previous unused one stops working)."""
     token = secrets.token_urlsafe(32)
-    with store.transaction() as c:
-        row = c.execute("SELECT revoked FROM annot_users WHERE name=?", (name,)).fetchone()
-        if row is None:
+    with store.transaction():
+        user = store.annotator(name)
+        if user is None:
             raise UsageError(f"no user named {name!r}")
-        if row[0]:
+        if user.revoked:
             raise UsageError(f"user {name!r} is revoked")
-        c.execute("UPDATE annot_users SET token_hash=? WHERE name=?", (hash_secret(token), name))
+        store.set_login_token(name, hash_secret(token))
     return LoginLink(name, token)
 
 
 def revoke_user(store, name: str) -> None:
     """Revocation kills the pending link and every open session; the user's votes stay."""
-    with store.transaction() as c:
-        row = c.execute("SELECT id FROM annot_users WHERE name=?", (name,)).fetchone()
-        if row is None:
-            raise UsageError(f"no user named {name!r}")
-        c.execute("UPDATE annot_users SET revoked=1, token_hash=NULL WHERE id=?", (row[0],))
-        c.execute("DELETE FROM annot_sessions WHERE user_id=?", (row[0],))
-        c.execute("DELETE FROM annot_leases WHERE user_id=?", (row[0],))
+    if not store.revoke_annotator(name):
+        raise UsageError(f"no user named {name!r}")
 
 
 def list_users(store) -> list[User]:
-    return [
-        User(i, n, bool(a), bool(r), t is not None)
-        for i, n, a, r, t in store.query(
-            "SELECT id, name, is_admin, revoked, token_hash FROM annot_users ORDER BY name"
-        )
-    ]
+    return [User(*a) for a in store.annotators()]
 
 
 def login(store, token: str, hours: float, now: Optional[float] = None) -> Optional[tuple[str, Session]]:
@@ -112,42 +97,25 @@ def login(store, token: str, hours: float, now: Optional[float] = None) -> Optio
         return None
     now = time.time() if now is None else now
     sid = secrets.token_urlsafe(32)
-    csrf = secrets.token_urlsafe(32)
-    with store.transaction() as c:
-        row = c.execute(
-            "SELECT id, name, is_admin FROM annot_users WHERE token_hash=? AND revoked=0", (hash_secret(token),)
-        ).fetchone()
-        if row is None:
-            return None
-        uid, name, admin = row
-        c.execute("UPDATE annot_users SET token_hash=NULL WHERE id=?", (uid,))
-        c.execute("DELETE FROM annot_sessions WHERE expires_at <= ?", (now,))
-        c.execute(
-            "INSERT INTO annot_sessions(id_hash, user_id, csrf, created_at, expires_at) VALUES(?,?,?,?,?)",
-            (hash_secret(sid), uid, csrf, now, now + hours * 3600.0),
-        )
-    return sid, Session(User(uid, name, bool(admin), False, False), hash_secret(sid), csrf, now + hours * 3600.0)
+    row = store.consume_login_token(
+        hash_secret(token), hash_secret(sid), secrets.token_urlsafe(32), now, now + hours * 3600.0
+    )
+    return None if row is None else (sid, _session(row))
 
 
 def session_for(store, sid: Optional[str], now: Optional[float] = None) -> Optional[Session]:
     if not sid or len(sid) > 200:
         return None
-    now = time.time() if now is None else now
-    rows = store.query(
-        "SELECT s.id_hash, s.csrf, s.expires_at, u.id, u.name, u.is_admin FROM annot_sessions s "
-        "JOIN annot_users u ON u.id=s.user_id WHERE s.id_hash=? AND s.expires_at>? AND u.revoked=0",
-        (hash_secret(sid), now),
-    )
-    if not rows:
-        return None
-    id_hash, csrf, expires, uid, name, admin = rows[0]
-    return Session(User(uid, name, bool(admin), False, False), id_hash, csrf, expires)
+    row = store.session(hash_secret(sid), time.time() if now is None else now)
+    return None if row is None else _session(row)
+
+
+def _session(row) -> Session:
+    return Session(User(row.user_id, row.name, row.is_admin, False, False), row.id_hash, row.csrf, row.expires_at)
 
 
 def logout(store, session: Session) -> None:
-    with store.transaction() as c:
-        c.execute("DELETE FROM annot_sessions WHERE id_hash=?", (session.id_hash,))
-        c.execute("DELETE FROM annot_skips WHERE session_hash=?", (session.id_hash,))
+    store.end_session(session.id_hash)
 
 
 def csrf_ok(session: Session, token: Optional[str]) -> bool:

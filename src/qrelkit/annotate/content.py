@@ -193,12 +193,7 @@ def history_to_json(rounds: tuple[Round, ...]) -> list[dict]:
 
 def escalation_history(store, qid: str, docid: str) -> tuple[Round, ...]:
     """The debate of the escalating judgment; a debate method is preferred when several escalated."""
-    rows = store.query(
-        "SELECT method, provenance FROM judgments WHERE qid=? AND docid=? AND status IN ('escalate', 'error') "
-        "ORDER BY (method LIKE 'debate%') DESC, method, model",
-        (qid, docid),
-    )
-    for _, prov in rows:
+    for prov in store.escalation_provenances(qid, docid):
         rounds = parse_history(prov)
         if rounds:
             return rounds
@@ -223,15 +218,10 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
 
 
 def _topic(store, qid: str) -> Optional[tuple[str, tuple[str, ...], Optional[str]]]:
-    rows = store.query("SELECT text, answers, narrative FROM topics WHERE qid=?", (qid,))
-    if not rows:
+    topic = store.topic(qid)
+    if topic is None:
         return None
-    text, answers, narrative = rows[0]
-    try:
-        ans = tuple(str(a) for a in json.loads(answers) or ())
-    except (ValueError, TypeError):
-        ans = ()
-    return text, ans, narrative
+    return topic.text, tuple(str(a) for a in topic.answers), topic.narrative
 
 
 def task_of(store, settings: AnnotateSettings, qid: str) -> str:

@@ -39,11 +39,7 @@ def export_annotations(store, out_dir: Path, settings: AnnotateSettings | None =
     out.mkdir(parents=True, exist_ok=True)
     excluded = excluded_users(store, settings)
     qthr = qrels_threshold(store, settings)
-    rows = store.query(
-        "SELECT u.name, v.user_id, v.qid, v.docid, v.grade, v.comment, v.seconds, v.history_shown, v.created_at, "
-        "t.kind, t.expected_grade FROM annot_votes v JOIN annot_users u ON u.id=v.user_id "
-        "LEFT JOIN annot_tasks t ON t.qid=v.qid AND t.docid=v.docid ORDER BY v.created_at, v.id"
-    )
+    rows = store.vote_records()
     n_excl = n_att = 0
     votes_path = out / VOTES_FILE
     tmp = votes_path.with_suffix(".jsonl.tmp")
@@ -61,14 +57,11 @@ def export_annotations(store, out_dir: Path, settings: AnnotateSettings | None =
             n_excl += uid in excluded
             f.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
     tmp.replace(votes_path)
-    decided = store.query(
-        "SELECT qid, docid, grade FROM judgments WHERE method=? AND model='' AND status='human' ORDER BY qid, docid",
-        (METHOD,),
-    )
+    decided = store.judgments(method=METHOD, model="", status="human")
     qrels_path = out / QRELS_FILE
     tmp = qrels_path.with_suffix(".qrels.tmp")
     with tmp.open("w", encoding="utf-8") as f:
-        for qid, docid, grade in decided:
-            f.write(f"{qid} 0 {docid} {grade}\n")
+        for j in decided:
+            f.write(f"{j.qid} 0 {j.docid} {j.grade}\n")
     tmp.replace(qrels_path)
     return ExportResult(len(rows), n_excl, n_att, len(decided), votes_path, qrels_path)

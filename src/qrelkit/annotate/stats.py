@@ -16,7 +16,7 @@ import numpy as np
 
 from qrelkit.annotate.content import people_label, task_of
 from qrelkit.annotate.settings import AnnotateSettings
-from qrelkit.annotate.votes import METHOD, attention_results, median_or_none
+from qrelkit.annotate.votes import attention_results, median_or_none
 
 
 @dataclass(frozen=True)
@@ -97,54 +97,30 @@ def fleiss(ratings: list[list[int]]) -> Optional[float]:
 def project_stats(store, settings: AnnotateSettings) -> ProjectStats:
     att = attention_results(store, settings)
     excluded = {uid for uid, r in att.items() if settings.exclude_failed and r.failed(settings)}
-    users = store.query("SELECT id, name, is_admin, revoked FROM annot_users ORDER BY name")
     annotators = []
-    for uid, name, admin, revoked in users:
-        secs = [s for (s,) in store.query("SELECT seconds FROM annot_votes WHERE user_id=?", (uid,))]
-        r = att.get(uid)
+    for a in store.annotators():
+        secs = store.vote_seconds(a.id)
+        r = att.get(a.id)
         annotators.append(
             AnnotatorStats(
-                name=name, is_admin=bool(admin), revoked=bool(revoked), votes=len(secs),
+                name=a.name, is_admin=a.is_admin, revoked=a.revoked, votes=len(secs),
                 median_seconds=median_or_none(secs), checks=r.checks if r else 0, passed=r.passed if r else 0,
                 pass_rate=r.pass_rate if r else None, failed=bool(r and r.failed(settings)),
-                excluded=uid in excluded,
+                excluded=a.id in excluded,
             )
         )
-    kinds = tuple(
-        KindProgress(k, n, d or 0, v)
-        for k, n, d, v in store.query(
-            "SELECT t.kind, COUNT(*), SUM(t.decided), (SELECT COUNT(*) FROM annot_votes v JOIN annot_tasks t2 "
-            "ON t2.qid=v.qid AND t2.docid=v.docid WHERE t2.kind=t.kind) FROM annot_tasks t GROUP BY t.kind "
-            "ORDER BY CASE t.kind WHEN 'escalation' THEN 0 WHEN 'people' THEN 1 ELSE 2 END"
-        )
-    )
-    decided_rows = store.query(
-        "SELECT t.qid, t.docid, t.kind, j.grade, j.label FROM annot_tasks t JOIN judgments j ON j.qid=t.qid "
-        "AND j.docid=t.docid AND j.method=? AND j.model='' WHERE t.decided=1 AND t.kind != 'attention' "
-        "ORDER BY t.priority, t.qid, t.docid",
-        (METHOD,),
-    )
+    kinds = tuple(KindProgress(k.kind, k.tasks, k.decided, k.votes) for k in store.progress_by_kind())
     per_case: list[tuple[str, list[int]]] = []
     decided_labels = []
-    for qid, docid, kind, grade, label in decided_rows:
-        grades = [
-            g for uid, g in store.query(
-                "SELECT user_id, grade FROM annot_votes WHERE qid=? AND docid=? ORDER BY created_at, id",
-                (qid, docid),
-            )
-            if uid not in excluded
-        ]
-        task = task_of(store, settings, qid)
+    for d in store.decided_tasks():
+        grades = [v.grade for v in store.votes_for(d.qid, d.docid) if v.user_id not in excluded]
+        task = task_of(store, settings, d.qid)
         per_case.append((task, grades))
-        decided_labels.append(DecidedLabel(qid, docid, grade, label, len(grades), kind))
+        decided_labels.append(DecidedLabel(d.qid, d.docid, d.grade, d.label, len(grades), d.kind))
     m = min((len(g) for _, g in per_case), default=0)
     binary = [[people_label(g, t, settings) for g in gs[:m]] for t, gs in per_case]
     graded = [gs[:m] for t, gs in per_case if t == "graded"]
-    total, decided, votes = store.query(
-        "SELECT COUNT(*), COALESCE(SUM(decided), 0), (SELECT COUNT(*) FROM annot_votes v JOIN annot_tasks t2 "
-        "ON t2.qid=v.qid AND t2.docid=v.docid WHERE t2.kind != 'attention') FROM annot_tasks "
-        "WHERE kind != 'attention'"
-    )[0]
+    total, decided, votes = store.task_totals()
     return ProjectStats(
         total=total, decided=decided, votes=votes, kinds=kinds,
         fleiss_kappa=fleiss(binary), fleiss_kappa_graded=fleiss(graded),

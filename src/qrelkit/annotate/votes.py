@@ -14,7 +14,6 @@ a case whose votes were partly excluded re-opens, and opens again to people.
 from __future__ import annotations
 
 import json
-import sqlite3
 import statistics
 import time
 from dataclasses import dataclass
@@ -22,8 +21,9 @@ from typing import Optional
 
 from qrelkit.annotate.content import escalation_history, people_label, task_of, valid_grades
 from qrelkit.annotate.settings import AnnotateSettings
+from qrelkit.store.waiting import PEOPLE_METHOD
 
-METHOD = "people"
+METHOD = PEOPLE_METHOD  # the method of people's decided labels
 MAX_COMMENT = 5000
 MAX_SECONDS = 24 * 3600.0
 
@@ -66,7 +66,7 @@ def qrels_threshold(store, settings: AnnotateSettings) -> int:
     qrels are binary (max grade 1), where anything above 0 is relevant."""
     if settings.qrels_threshold is not None:
         return settings.qrels_threshold
-    top = store.query("SELECT MAX(grade) FROM qrels")[0][0]
+    top = store.max_qrel_grade()
     return settings.threshold if top is not None and top >= settings.threshold else 1
 
 
@@ -78,19 +78,13 @@ def attention_passed(grade: int, expected: int, task: str, settings: AnnotateSet
 def attention_results(store, settings: AnnotateSettings) -> dict[int, AttentionResult]:
     qthr = qrels_threshold(store, settings)
     tasks: dict[str, str] = {}
-    counts: dict[int, list] = {}
-    for uid, name in store.query("SELECT id, name FROM annot_users"):
-        counts[uid] = [name, 0, 0]
-    rows = store.query(
-        "SELECT v.user_id, v.qid, v.grade, t.expected_grade FROM annot_votes v JOIN annot_tasks t "
-        "ON t.qid=v.qid AND t.docid=v.docid WHERE t.kind='attention' AND t.expected_grade IS NOT NULL"
-    )
-    for uid, qid, grade, expected in rows:
-        if qid not in tasks:
-            tasks[qid] = task_of(store, settings, qid)
-        c = counts.setdefault(uid, ["?", 0, 0])
+    counts: dict[int, list] = {a.id: [a.name, 0, 0] for a in store.annotators()}
+    for v in store.attention_votes():
+        if v.qid not in tasks:
+            tasks[v.qid] = task_of(store, settings, v.qid)
+        c = counts.setdefault(v.user_id, ["?", 0, 0])
         c[1] += 1
-        c[2] += attention_passed(grade, expected, tasks[qid], settings, qthr)
+        c[2] += attention_passed(v.grade, v.expected_grade, tasks[v.qid], settings, qthr)
     return {uid: AttentionResult(uid, n, k, p) for uid, (n, k, p) in counts.items()}
 
 
@@ -116,17 +110,6 @@ def decide(grades: list[int], task: str) -> Optional[int]:
     return a if a == b else None
 
 
-def _placeholders(ids: frozenset[int]) -> str:
-    return ",".join("?" * len(ids))
-
-
-def valid_vote_count(c: sqlite3.Connection, qid: str, docid: str, excluded: frozenset[int]) -> int:
-    sql = "SELECT COUNT(*) FROM annot_votes WHERE qid=? AND docid=?"
-    if excluded:
-        sql += f" AND user_id NOT IN ({_placeholders(excluded)})"
-    return c.execute(sql, (qid, docid, *sorted(excluded))).fetchone()[0]
-
-
 def cast_vote(
     store,
     settings: AnnotateSettings,
@@ -148,124 +131,85 @@ def cast_vote(
     task = task_of(store, settings, qid)
     if grade not in valid_grades(task):
         raise VoteRejected(400, f"grade {grade} is not on the {task} task's scale")
-    history = None
-    with store.transaction() as c:
-        row = c.execute(
-            "SELECT kind, votes_needed, decided FROM annot_tasks WHERE qid=? AND docid=?", (qid, docid)
-        ).fetchone()
-        if row is None:
+    with store.transaction():
+        t = store.task(qid, docid)
+        if t is None:
             raise VoteRejected(404, "no such case")
-        kind, needed, decided = row
-        if c.execute(
-            "SELECT 1 FROM annot_votes WHERE user_id=? AND qid=? AND docid=?", (user_id, qid, docid)
-        ).fetchone():
+        if store.has_voted(user_id, qid, docid):
             raise VoteRejected(409, "you already voted on this case")
-        lease = c.execute(
-            "SELECT served_at FROM annot_leases WHERE user_id=? AND qid=? AND docid=? AND expires_at>?",
-            (user_id, qid, docid, now),
-        ).fetchone()
+        served_at = store.lease_served_at(user_id, qid, docid, now)
         excluded = excluded_users(store, settings)
-        if kind != "attention":
-            if decided:
-                raise VoteRejected(409, "this case is already decided")
-            have = valid_vote_count(c, qid, docid, excluded)
-            if have >= needed:
-                raise VoteRejected(409, "this case already has its votes")
-            if lease is None:
-                held = c.execute(
-                    "SELECT COUNT(*) FROM annot_leases WHERE qid=? AND docid=? AND user_id!=? AND expires_at>?",
-                    (qid, docid, user_id, now),
-                ).fetchone()[0]
-                if have + held >= needed:
-                    raise VoteRejected(409, "this case is assigned to other annotators")
-            if not settings.hide_history:
-                history = escalation_history(store, qid, docid) if kind == "escalation" else ()
+        history = None if t.kind == "attention" else _check_open(store, settings, t, user_id, served_at, excluded, now)
         if seconds is None:
-            seconds = now - lease[0] if lease else 0.0
+            seconds = now - served_at if served_at is not None else 0.0
         seconds = min(max(float(seconds), 0.0), MAX_SECONDS)
-        try:
-            c.execute(
-                "INSERT INTO annot_votes(user_id, qid, docid, grade, comment, seconds, history_shown, created_at) "
-                "VALUES(?,?,?,?,?,?,?,?)",
-                (user_id, qid, docid, grade, comment, seconds, int(bool(history)), now),
-            )
-        except sqlite3.IntegrityError:
-            raise VoteRejected(409, "you already voted on this case") from None
-        c.execute("DELETE FROM annot_leases WHERE user_id=? AND qid=? AND docid=?", (user_id, qid, docid))
-        if kind == "attention":
+        if not store.add_vote(user_id, qid, docid, grade, comment, seconds, bool(history), now):
+            raise VoteRejected(409, "you already voted on this case")
+        store.release_lease(user_id, qid, docid)
+        if t.kind == "attention":
             # a check answered may change who is excluded, hence every decision
             if excluded_users(store, settings) != excluded:
-                refresh_decisions(store, settings, _conn=c, now=now)
+                refresh_decisions(store, settings, now=now)
             return VoteOutcome(qid, docid, False, None)
-        decided_grade = _decide_case(c, store, settings, qid, docid, excluded, now)
+        decided_grade = _decide_case(store, settings, qid, docid, excluded, now)
     return VoteOutcome(qid, docid, decided_grade is not None, decided_grade)
 
 
-def refresh_decisions(store, settings: AnnotateSettings, _conn=None, now: Optional[float] = None) -> int:
+def _check_open(store, settings, t, user_id: int, served_at: Optional[float], excluded, now: float):
+    """Refuse a vote on a real case that is decided, full, or held by others; returns the history shown."""
+    if t.decided:
+        raise VoteRejected(409, "this case is already decided")
+    have = store.valid_vote_count(t.qid, t.docid, excluded)
+    if have >= t.votes_needed:
+        raise VoteRejected(409, "this case already has its votes")
+    if served_at is None and have + store.leases_held_by_others(t.qid, t.docid, user_id, now) >= t.votes_needed:
+        raise VoteRejected(409, "this case is assigned to other annotators")
+    if settings.hide_history:
+        return None
+    return escalation_history(store, t.qid, t.docid) if t.kind == "escalation" else ()
+
+
+def refresh_decisions(store, settings: AnnotateSettings, now: Optional[float] = None) -> int:
     """Re-derive every case from its valid votes; returns how many cases changed state."""
     now = time.time() if now is None else now
-    if _conn is None:
-        with store.transaction() as c:
-            return refresh_decisions(store, settings, _conn=c, now=now)
-    c = _conn
-    excluded = excluded_users(store, settings)
     changed = 0
-    rows = c.execute(
-        "SELECT qid, docid, decided FROM annot_tasks WHERE kind != 'attention' ORDER BY qid, docid"
-    ).fetchall()
-    for qid, docid, was in rows:
-        now_decided = _decide_case(c, store, settings, qid, docid, excluded, now) is not None
-        changed += int(now_decided != bool(was))
+    with store.transaction():
+        excluded = excluded_users(store, settings)
+        for t in store.tasks(kind="real"):
+            now_decided = _decide_case(store, settings, t.qid, t.docid, excluded, now) is not None
+            changed += int(now_decided != t.decided)
     return changed
 
 
-def _decide_case(c, store, settings, qid, docid, excluded, now) -> Optional[int]:
+def _decide_case(store, settings, qid, docid, excluded, now) -> Optional[int]:
     """Write (or withdraw) the people's label of one case from its valid votes."""
-    needed = c.execute("SELECT votes_needed FROM annot_tasks WHERE qid=? AND docid=?", (qid, docid)).fetchone()[0]
-    votes = c.execute(
-        "SELECT u.name, v.user_id, v.grade, v.seconds, v.history_shown, v.comment FROM annot_votes v "
-        "JOIN annot_users u ON u.id=v.user_id WHERE v.qid=? AND v.docid=? ORDER BY v.created_at, v.id",
-        (qid, docid),
-    ).fetchall()
-    valid = [v for v in votes if v[1] not in excluded]
+    t = store.task(qid, docid)
+    votes = store.votes_for(qid, docid)
+    valid = [v for v in votes if v.user_id not in excluded]
     task = task_of(store, settings, qid)
-    grade = decide([v[2] for v in valid], task) if len(valid) >= needed else None
+    grade = decide([v.grade for v in valid], task) if len(valid) >= t.votes_needed else None
     if grade is None:
-        if len(valid) >= needed:  # a tie: one more vote breaks it
-            c.execute(
-                "UPDATE annot_tasks SET votes_needed=? WHERE qid=? AND docid=?", (len(valid) + 1, qid, docid)
-            )
-        c.execute("UPDATE annot_tasks SET decided=0 WHERE qid=? AND docid=?", (qid, docid))
-        c.execute("DELETE FROM judgments WHERE qid=? AND docid=? AND method=? AND model=''", (qid, docid, METHOD))
+        if len(valid) >= t.votes_needed:  # a tie: one more vote breaks it
+            store.set_votes_needed(qid, docid, len(valid) + 1)
+        store.withdraw_decision(qid, docid)
         return None
-    kind = c.execute("SELECT kind FROM annot_tasks WHERE qid=? AND docid=?", (qid, docid)).fetchone()[0]
     prov = {
         "votes": [
-            {"annotator": name, "grade": g, "seconds": round(s, 3), "history_shown": bool(h), "comment": cm}
-            for name, _, g, s, h, cm in valid
+            {"annotator": v.name, "grade": v.grade, "seconds": round(v.seconds, 3), "history_shown": v.history_shown,
+             "comment": v.comment}
+            for v in valid
         ],
         "rule": "majority" if task == "answer" else "median",
-        "excluded_annotators": sorted({v[0] for v in votes if v[1] in excluded}),
-        "history_shown": any(bool(v[4]) for v in valid),
-        "seconds_total": round(sum(v[3] for v in valid), 3),
-        "kind": kind,
+        "excluded_annotators": sorted({v.name for v in votes if v.user_id in excluded}),
+        "history_shown": any(v.history_shown for v in valid),
+        "seconds_total": round(sum(v.seconds for v in valid), 3),
+        "kind": t.kind,
         "task": task,
-        "votes_needed": needed,
+        "votes_needed": t.votes_needed,
     }
     label = people_label(grade, task, settings)
     rationale = f"people: {prov['rule']} of {len(valid)} votes"
-    c.execute(
-        "INSERT INTO judgments(qid, docid, method, model, label, grade, status, source, round, rationale, "
-        "evidence, provenance, calls, prompt_tokens, completion_tokens, cost_usd, created_at, updated_at) "
-        "VALUES(?,?,?,'',?,?,'human','human',0,?,'[]',?,0,0,0,0,?,?) "
-        "ON CONFLICT(qid, docid, method, model) DO UPDATE SET label=excluded.label, grade=excluded.grade, "
-        "status=excluded.status, source=excluded.source, rationale=excluded.rationale, "
-        "provenance=excluded.provenance, updated_at=excluded.updated_at "
-        "WHERE judgments.provenance != excluded.provenance OR judgments.grade IS NOT excluded.grade "
-        "OR judgments.label IS NOT excluded.label OR judgments.status != excluded.status",
-        (qid, docid, METHOD, label, grade, rationale, json.dumps(prov, sort_keys=True), now, now),
-    )
-    c.execute("UPDATE annot_tasks SET decided=1 WHERE qid=? AND docid=?", (qid, docid))
+    store.record_decision(qid, docid, label, grade, rationale, json.dumps(prov, sort_keys=True), now)
     return grade
 
 

@@ -56,7 +56,7 @@ def serve(
             s = s.updated(votes=votes, attention=attention)
             save_settings(store, s)
         r = sync_tasks(store, votes_needed=s.votes, attention_share=s.attention, seed=s.seed)
-        n_users = store.query("SELECT COUNT(*) FROM annot_users WHERE revoked=0")[0][0]
+        n_users = store.active_annotator_count()
     console.print(_sync_summary(r))
     if not n_users:
         console.print(f"no annotators yet: `qrelkit annotate users add NAME [--admin] -w {ws}` prints a login link")
@@ -150,7 +150,7 @@ def users_list(workspace: Optional[Path] = WorkspaceOpt, json_out: bool = JsonOp
 
     with _open(workspace) as store:
         users = list_users(store)
-        votes = dict(store.query("SELECT user_id, COUNT(*) FROM annot_votes GROUP BY user_id"))
+        votes = store.votes_per_user()
     rows = [
         {"name": u.name, "is_admin": u.is_admin, "revoked": u.revoked, "link_pending": u.link_pending,
          "votes": votes.get(u.id, 0)}
@@ -219,7 +219,7 @@ def settings_cmd(
         if any(v is not None for v in changes.values()):
             s = s.updated(**changes)
             save_settings(store, s)
-            if store.query("SELECT COUNT(*) FROM annot_tasks")[0][0]:
+            if store.task_count():
                 # votes, exclusion and task rules change which labels the votes imply
                 sync_tasks(store, votes_needed=s.votes, attention_share=s.attention, seed=s.seed)
     if json_out:

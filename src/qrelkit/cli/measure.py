@@ -229,7 +229,7 @@ def evaluate(
             for name, _, meta in store.runs():
                 if isinstance(meta, dict) and meta.get("model"):
                     run_models[name] = str(meta["model"])
-            judges += [m for (m,) in store.query("SELECT DISTINCT model FROM judgments WHERE source != 'human'") if m]
+            judges += store.judge_models()
     if run_meta is not None:
         run_models.update(read_run_meta(run_meta))
     warnings = circularity_warnings({r: m for r, m in run_models.items() if r in run_list.names}, sorted(set(judges)))

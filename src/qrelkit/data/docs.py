@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from qrelkit.data import irds
 from qrelkit.data._open import PathLike, decode_line, is_gzip, iter_lines, iter_raw_lines
 from qrelkit.data.topics import detect_format, json_id, parse_json_object, pick
 from qrelkit.errors import InputError
+from qrelkit.store.docindex import DocIndexDB, index_complete
 from qrelkit.types import Doc
 
 ID_KEYS = ("docid", "doc_id", "id", "_id")
@@ -106,7 +106,7 @@ class DocIndex:
     Use :meth:`open`; it builds the side index on first use and reuses it
     afterwards. Safe to share between threads (lookups are serialised)."""
 
-    def __init__(self, source: str, index_path: Path | None, conn: sqlite3.Connection | None,
+    def __init__(self, source: str, index_path: Path | None, conn: DocIndexDB | None,
                  fmt: str, stores_text: bool, count: int, empty: int | None, store: Any = None):
         self.source = source
         self.index_path = index_path
@@ -138,10 +138,10 @@ class DocIndex:
         cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         cache.mkdir(parents=True, exist_ok=True)
         index_path = cache / f"{strip_name(p)}.{_signature(p)}.docindex.sqlite"
-        if not _complete(index_path):
+        if not index_complete(index_path, INDEX_VERSION):
             _build(p, index_path)
-        conn = sqlite3.connect(str(index_path), check_same_thread=False)
-        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        conn = DocIndexDB.open(index_path)
+        meta = conn.meta()
         return cls(str(path), index_path, conn, meta["format"], meta["stores_text"] == "1",
                    int(meta["count"]), int(meta["empty"]))
 
@@ -152,9 +152,7 @@ class DocIndex:
             if self._store is not None:
                 found = irds.doc_from_store(self.source, self._store, docid)
                 return None if found is None else Doc(found[0], found[1], found[2] or None)
-            row = self._db().execute(
-                "SELECT line, off, len, title, text FROM docs WHERE docid = ?", (docid,)
-            ).fetchone()
+            row = self._db().entry(docid)
             if row is None:
                 return None
             line, off, length, title, text = row
@@ -171,7 +169,7 @@ class DocIndex:
         if self._store is not None:
             return self.get(docid) is not None
         with self._lock:
-            return self._db().execute("SELECT 1 FROM docs WHERE docid = ?", (docid,)).fetchone() is not None
+            return self._db().contains(docid)
 
     def __len__(self) -> int:
         return self.count
@@ -181,9 +179,8 @@ class DocIndex:
         if self._store is not None:
             raise InputError(self.source, None, "listing ids of an irds: source is not supported")
         with self._lock:
-            ids = self._db().execute("SELECT docid FROM docs ORDER BY docid")
-        for (docid,) in ids:
-            yield docid
+            ids = self._db().docids()
+        yield from ids
 
     def close(self) -> None:
         with self._lock:
@@ -200,7 +197,7 @@ class DocIndex:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _db(self) -> sqlite3.Connection:
+    def _db(self) -> DocIndexDB:
         if self._conn is None:
             raise ValueError("DocIndex is closed")
         return self._conn
@@ -217,33 +214,14 @@ def strip_name(p: Path) -> str:
     return safe[:60] or "docs"
 
 
-def _complete(index_path: Path) -> bool:
-    if not index_path.exists():
-        return False
-    try:
-        with sqlite3.connect(str(index_path)) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'complete'").fetchone()
-            version = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-        return row is not None and row[0] == "1" and version is not None and version[0] == INDEX_VERSION
-    except sqlite3.DatabaseError:
-        return False
-
-
 def _build(path: Path, index_path: Path) -> None:
     fmt = _doc_format(path)
     stores_text = is_gzip(path)
     tmp = index_path.with_name(f"{index_path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
     if tmp.exists():
         tmp.unlink()
-    conn = sqlite3.connect(str(tmp))
+    conn = DocIndexDB.build(tmp)
     try:
-        conn.execute("PRAGMA journal_mode = OFF")
-        conn.execute("PRAGMA synchronous = OFF")
-        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        conn.execute(
-            "CREATE TABLE docs (docid TEXT PRIMARY KEY, line INTEGER NOT NULL, off INTEGER, len INTEGER,"
-            " title TEXT, text TEXT)"
-        )
         count = 0
         empty = 0
         batch: list[tuple] = []
@@ -266,13 +244,9 @@ def _build(path: Path, index_path: Path) -> None:
             _insert(conn, path, batch)
         if count == 0:
             raise InputError(path, None, "no documents found (the file is empty)")
-        conn.executemany(
-            "INSERT INTO meta VALUES (?, ?)",
-            [("version", INDEX_VERSION), ("source", str(path.resolve())), ("format", fmt),
-             ("stores_text", "1" if stores_text else "0"), ("count", str(count)),
-             ("empty", str(empty)), ("complete", "1")],
-        )
-        conn.commit()
+        conn.finish({"version": INDEX_VERSION, "source": str(path.resolve()), "format": fmt,
+                     "stores_text": "1" if stores_text else "0", "count": str(count),
+                     "empty": str(empty), "complete": "1"})
         conn.close()
         os.replace(tmp, index_path)
     except BaseException:
@@ -282,13 +256,7 @@ def _build(path: Path, index_path: Path) -> None:
         raise
 
 
-def _insert(conn: sqlite3.Connection, path: Path, batch: list[tuple]) -> None:
-    before = conn.total_changes
-    conn.executemany("INSERT OR IGNORE INTO docs VALUES (?, ?, ?, ?, ?, ?)", batch)
-    if conn.total_changes - before == len(batch):
-        return
-    for row in batch:
-        docid, lineno = row[0], row[1]
-        first = conn.execute("SELECT line FROM docs WHERE docid = ?", (docid,)).fetchone()[0]
-        if first != lineno:
-            raise InputError(path, lineno, f"duplicate document id {docid}: lines {first} and {lineno}")
+def _insert(conn: DocIndexDB, path: Path, batch: list[tuple]) -> None:
+    dup = conn.insert(batch)
+    if dup is not None:
+        raise InputError(path, dup.line, f"duplicate document id {dup.docid}: lines {dup.first_line} and {dup.line}")

@@ -56,6 +56,7 @@ from qrelkit.judges.base import (
     Verdict,
 )
 from qrelkit.judges.budget import Budget, parse_budget, rank, strength
+from qrelkit.store.waiting import wants_people
 from qrelkit.types import Case, Doc, Judgment, Topic
 
 SHARES = ("llm", "people", "all", "judged")
@@ -353,11 +354,7 @@ def to_judgment(case: Case, v: Verdict, method: str, model: str, task: Task) -> 
 
 def for_people(j: Judgment) -> bool:
     """Does this judgment wait for people? (errors always; escalations unless the budget said no)."""
-    if j.status == ERROR:
-        return True
-    if j.status != ESCALATE:
-        return False
-    return json.loads(j.provenance or "{}").get("budget", {}).get("for_people", True)
+    return wants_people(j.status, j.provenance)
 
 
 def _find_debate(judge: Any) -> Any:

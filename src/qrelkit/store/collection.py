@@ -1,0 +1,200 @@
+"""The collection in the workspace: topics, docs, original qrels, runs and pooled cases.
+
+These are the inputs every later stage reads; writes are idempotent upserts
+keyed by natural keys, so re-running `init` or `pool` converges to the same state.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, NamedTuple, Optional
+
+from qrelkit.types import Case, Doc, Qrel, Topic
+
+Pair = tuple[str, str]
+
+
+class RunRecord(NamedTuple):
+    """A run registered in the workspace (a tuple, so ``name, path, meta = r`` keeps working)."""
+
+    name: str
+    path: str
+    meta: dict
+
+
+@dataclass(frozen=True)
+class Counts:
+    """How much of each thing the workspace holds (``status`` prints these)."""
+
+    topics: int
+    docs: int
+    qrels: int
+    runs: int
+    pooled: int  # cases in the pool
+    holes: int  # pooled cases without an original label
+    people_share: int  # holes people judge by design
+    llm_share: int  # holes left to the judge
+
+
+class CollectionStore:
+    """Topics, docs, qrels, runs and cases (mixin of :class:`qrelkit.store.Store`)."""
+
+    # ---- topics ------------------------------------------------------------
+    def upsert_topics(self, topics: Iterable[Topic]) -> int:
+        rows = [
+            (t.qid, t.text, json.dumps(list(t.answers)), t.narrative, t.description) for t in topics
+        ]
+        with self.transaction() as c:
+            c.executemany(
+                "INSERT INTO topics(qid, text, answers, narrative, description) VALUES(?,?,?,?,?) "
+                "ON CONFLICT(qid) DO UPDATE SET text=excluded.text, answers=excluded.answers, "
+                "narrative=excluded.narrative, description=excluded.description",
+                rows,
+            )
+        return len(rows)
+
+    def topics(self) -> dict[str, Topic]:
+        return {
+            r[0]: _topic_row(r)
+            for r in self.query("SELECT qid, text, answers, narrative, description FROM topics ORDER BY qid")
+        }
+
+    def topic(self, qid: str) -> Optional[Topic]:
+        """One topic; answers that are not a JSON list read as none (an old or hand-edited row)."""
+        rows = self.query("SELECT qid, text, answers, narrative, description FROM topics WHERE qid=?", (qid,))
+        return _topic_row(rows[0]) if rows else None
+
+    def topic_ids(self) -> set[str]:
+        return {q for (q,) in self.query("SELECT qid FROM topics")}
+
+    # ---- docs --------------------------------------------------------------
+    def upsert_docs(self, docs: Iterable[Doc], batch: int = 5000) -> int:
+        """Stream docs into the database in batches (memory stays flat for
+        collections far larger than memory)."""
+        n = 0
+        buf: list[tuple] = []
+        sql = (
+            "INSERT INTO docs(docid, text, title) VALUES(?,?,?) "
+            "ON CONFLICT(docid) DO UPDATE SET text=excluded.text, title=excluded.title"
+        )
+        for d in docs:
+            buf.append((d.docid, d.text, d.title))
+            if len(buf) >= batch:
+                with self.transaction() as c:
+                    c.executemany(sql, buf)
+                n += len(buf)
+                buf.clear()
+        if buf:
+            with self.transaction() as c:
+                c.executemany(sql, buf)
+            n += len(buf)
+        return n
+
+    def doc(self, docid: str) -> Optional[Doc]:
+        rows = self.query("SELECT docid, text, title FROM docs WHERE docid=?", (docid,))
+        return Doc(*rows[0]) if rows else None
+
+    def has_doc(self, docid: str) -> bool:
+        return bool(self.query("SELECT 1 FROM docs WHERE docid=?", (docid,)))
+
+    def docids(self) -> set[str]:
+        return {d for (d,) in self.query("SELECT docid FROM docs")}
+
+    def doc_count(self) -> int:
+        return self.scalar("SELECT COUNT(*) FROM docs")
+
+    # ---- original qrels ----------------------------------------------------
+    def upsert_qrels(self, qrels: Iterable[Qrel], source: str = "original") -> int:
+        rows = [(q.qid, q.docid, q.grade, source) for q in qrels]
+        with self.transaction() as c:
+            c.executemany(
+                "INSERT INTO qrels(qid, docid, grade, source) VALUES(?,?,?,?) "
+                "ON CONFLICT(qid, docid) DO UPDATE SET grade=excluded.grade, source=excluded.source",
+                rows,
+            )
+        return len(rows)
+
+    def qrels(self) -> dict[Pair, int]:
+        return {(q, d): g for q, d, g in self.query("SELECT qid, docid, grade FROM qrels")}
+
+    def max_qrel_grade(self) -> Optional[int]:
+        """The largest grade of the qrels (None when there are none): tells binary from graded."""
+        return self.scalar("SELECT MAX(grade) FROM qrels")
+
+    # ---- runs --------------------------------------------------------------
+    def upsert_run(self, name: str, path: str, meta: Optional[dict] = None) -> None:
+        self.execute(
+            "INSERT INTO runs(name, path, meta) VALUES(?,?,?) "
+            "ON CONFLICT(name) DO UPDATE SET path=excluded.path, meta=excluded.meta",
+            (name, str(path), json.dumps(meta or {}, sort_keys=True)),
+        )
+
+    def runs(self) -> list[RunRecord]:
+        return [
+            RunRecord(n, p, json.loads(m)) for n, p, m in self.query("SELECT name, path, meta FROM runs ORDER BY name")
+        ]
+
+    # ---- cases -------------------------------------------------------------
+    def upsert_cases(self, cases: Iterable[Case]) -> tuple[int, int]:
+        """Insert or refresh cases; returns (changed, unchanged) so that a
+        re-run of `pool` can show that it changed nothing."""
+        changed = unchanged = 0
+        with self.transaction() as c:
+            for case in cases:
+                row = (case.share, case.best_rank, json.dumps(list(case.runs)), int(case.judged))
+                old = c.execute(
+                    "SELECT share, best_rank, runs, judged FROM cases WHERE qid=? AND docid=?",
+                    (case.qid, case.docid),
+                ).fetchone()
+                if old == row:
+                    unchanged += 1
+                    continue
+                c.execute(
+                    "INSERT INTO cases(qid, docid, share, best_rank, runs, judged) VALUES(?,?,?,?,?,?) "
+                    "ON CONFLICT(qid, docid) DO UPDATE SET share=excluded.share, best_rank=excluded.best_rank, "
+                    "runs=excluded.runs, judged=excluded.judged",
+                    (case.qid, case.docid, *row),
+                )
+                changed += 1
+        return changed, unchanged
+
+    def cases(self, share: Optional[str] = None, judged: Optional[bool] = None) -> list[Case]:
+        sql = "SELECT qid, docid, share, best_rank, runs, judged FROM cases WHERE 1=1"
+        params: list[Any] = []
+        if share is not None:
+            sql += " AND share=?"
+            params.append(share)
+        if judged is not None:
+            sql += " AND judged=?"
+            params.append(int(judged))
+        sql += " ORDER BY qid, best_rank, docid"
+        return [Case(q, d, s, r, tuple(json.loads(runs)), bool(j)) for q, d, s, r, runs, j in self.query(sql, params)]
+
+    def remove_cases_except(self, keep: set[Pair]) -> int:
+        """Drop the cases a new pool no longer holds; returns how many went."""
+        stale = [(q, d) for q, d in self.query("SELECT qid, docid FROM cases") if (q, d) not in keep]
+        with self.transaction() as c:
+            c.executemany("DELETE FROM cases WHERE qid=? AND docid=?", stale)
+        return len(stale)
+
+    def counts(self) -> Counts:
+        one = self.scalar
+        return Counts(
+            topics=one("SELECT COUNT(*) FROM topics"),
+            docs=one("SELECT COUNT(*) FROM docs"),
+            qrels=one("SELECT COUNT(*) FROM qrels"),
+            runs=one("SELECT COUNT(*) FROM runs"),
+            pooled=one("SELECT COUNT(*) FROM cases"),
+            holes=one("SELECT COUNT(*) FROM cases WHERE judged=0"),
+            people_share=one("SELECT COUNT(*) FROM cases WHERE judged=0 AND share='people'"),
+            llm_share=one("SELECT COUNT(*) FROM cases WHERE judged=0 AND share='llm'"),
+        )
+
+
+def _topic_row(r: tuple) -> Topic:
+    qid, text, answers, narrative, description = r
+    try:
+        ans = tuple(json.loads(answers) or ())
+    except (ValueError, TypeError):
+        ans = ()
+    return Topic(qid, text, ans, narrative, description)

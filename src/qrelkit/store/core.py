@@ -1,0 +1,146 @@
+"""The connection, its transactions and the workspace's key/value meta table.
+
+One connection per Store, guarded by a re-entrant lock so that the LLM layer's
+worker threads and the event loop can share it. Transactions nest: an inner
+``with store.transaction()`` joins the outer one, so that a caller can make
+several typed store calls atomic (a vote's check, insert and decision) without
+ever touching SQL itself. WAL mode lets several processes read while one
+writes; writers wait on each other through SQLite's busy timeout instead of
+failing.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from qrelkit.errors import UsageError
+from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, split_sql
+
+
+def now() -> float:
+    return time.time()
+
+
+def placeholders(n: int) -> str:
+    """``?,?,?`` for an ``IN (...)`` list of ``n`` values."""
+    return ",".join("?" * n)
+
+
+class StoreCore:
+    """Opening, migrating, transactions and meta; every other concern is a mixin on top."""
+
+    def __init__(self, workspace: Path, conn: sqlite3.Connection):
+        self.workspace = Path(workspace)
+        self.path = self.workspace / DB_NAME
+        self._conn = conn
+        self._lock = threading.RLock()
+        self._depth = 0  # open transactions on this connection (only the lock holder changes it)
+
+    # ---- opening -----------------------------------------------------------
+    @classmethod
+    def create(cls, workspace: Path | str):
+        """Open a workspace, creating the folder and database when needed."""
+        ws = Path(workspace)
+        ws.mkdir(parents=True, exist_ok=True)
+        return cls._connect(ws)
+
+    @classmethod
+    def open(cls, workspace: Path | str):
+        """Open an existing workspace; a missing one is a user error."""
+        ws = Path(workspace)
+        if not (ws / DB_NAME).exists():
+            raise UsageError(f"{ws}: not a qrelkit workspace (no {DB_NAME}); run `qrelkit init -w {ws} ...` first")
+        return cls._connect(ws)
+
+    @classmethod
+    def _connect(cls, ws: Path):
+        conn = sqlite3.connect(ws / DB_NAME, timeout=60.0, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=60000")
+        conn.execute("PRAGMA foreign_keys=ON")
+        store = cls(ws, conn)
+        store._migrate()
+        return store
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        with self.transaction() as c:
+            version = c.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise UsageError(
+                    f"{self.path}: workspace schema v{version} is newer than this qrelkit (v{SCHEMA_VERSION}); upgrade qrelkit"
+                )
+            for i in range(version, SCHEMA_VERSION):
+                for stmt in split_sql(MIGRATIONS[i]):
+                    c.execute(stmt)
+                c.execute(f"PRAGMA user_version={i + 1}")
+
+    @property
+    def schema_version(self) -> int:
+        return self.query("PRAGMA user_version")[0][0]
+
+    # ---- transactions and raw access (for the mixins and for tests) -------
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT: the write lock is taken up front so that
+        concurrent writers queue instead of deadlocking on lock upgrades. A
+        nested call joins the open transaction (its caller commits or rolls back)."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._depth = 0
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._depth = 0
+                self._conn.execute("COMMIT")
+
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+        with self._lock:
+            return self._conn.execute(sql, tuple(params)).fetchall()
+
+    def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """One write statement in its own (or the open) transaction; returns rows changed."""
+        with self.transaction() as c:
+            return c.execute(sql, tuple(params)).rowcount
+
+    def scalar(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        """The first column of the first row (a COUNT, a MAX), None when there is no row."""
+        rows = self.query(sql, params)
+        return rows[0][0] if rows else None
+
+    # ---- meta --------------------------------------------------------------
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        rows = self.query("SELECT value FROM meta WHERE key=?", (key,))
+        return json.loads(rows[0][0]) if rows else default
+
+    def set_meta(self, key: str, value: Any) -> None:
+        self.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, json.dumps(value, sort_keys=True)),
+        )

@@ -1,0 +1,147 @@
+"""Judgments: every verdict of every (method, model), people's decided labels included.
+
+Keyed by (qid, docid, method, model), so re-judging replaces and never
+duplicates; an ``error`` row is retried by the next run of its method.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, NamedTuple, Optional
+
+from qrelkit.store.core import now
+from qrelkit.store.waiting import PEOPLE_METHOD
+from qrelkit.types import Judgment
+
+Pair = tuple[str, str]
+
+_JCOLS = (
+    "qid, docid, method, model, label, grade, status, source, round, rationale, evidence, "
+    "provenance, calls, prompt_tokens, completion_tokens, cost_usd"
+)
+
+
+class MethodCount(NamedTuple):
+    method: str
+    model: str
+    judgments: int
+
+
+class JudgmentStore:
+    """Reading and writing judgments (mixin of :class:`qrelkit.store.Store`)."""
+
+    _JCOLS = _JCOLS
+
+    def put_judgments(self, judgments: Iterable[Judgment]) -> int:
+        """Upsert by (qid, docid, method, model): re-judging replaces, never duplicates."""
+        t = now()
+        rows = [
+            (
+                j.qid, j.docid, j.method, j.model, j.label, j.grade, j.status, j.source, j.round,
+                j.rationale, json.dumps(list(j.evidence)), j.provenance, j.calls, j.prompt_tokens,
+                j.completion_tokens, j.cost_usd, t, t,
+            )
+            for j in judgments
+        ]
+        with self.transaction() as c:
+            c.executemany(
+                f"INSERT INTO judgments({_JCOLS}, created_at, updated_at) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(qid, docid, method, model) DO UPDATE SET label=excluded.label, "
+                "grade=excluded.grade, status=excluded.status, source=excluded.source, round=excluded.round, "
+                "rationale=excluded.rationale, evidence=excluded.evidence, provenance=excluded.provenance, "
+                "calls=excluded.calls, prompt_tokens=excluded.prompt_tokens, "
+                "completion_tokens=excluded.completion_tokens, cost_usd=excluded.cost_usd, "
+                "updated_at=excluded.updated_at",
+                rows,
+            )
+        return len(rows)
+
+    def judgments(
+        self,
+        method: Optional[str] = None,
+        model: Optional[str] = None,
+        status: Optional[str] = None,
+        source: Optional[str] = None,
+    ) -> list[Judgment]:
+        sql = f"SELECT {_JCOLS} FROM judgments WHERE 1=1"
+        params: list[Any] = []
+        for col, val in (("method", method), ("model", model), ("status", status), ("source", source)):
+            if val is not None:
+                sql += f" AND {col}=?"
+                params.append(val)
+        sql += " ORDER BY qid, docid, method, model"
+        return [_judgment_row(r) for r in self.query(sql, params)]
+
+    def judged_pairs(self, method: str, model: str) -> set[Pair]:
+        """Pairs this (method, model) has finished (anything but an error, which is retried)."""
+        return {
+            (q, d)
+            for q, d in self.query(
+                "SELECT qid, docid FROM judgments WHERE method=? AND model=? AND status != 'error'",
+                (method, model),
+            )
+        }
+
+    def human_pairs(self) -> set[Pair]:
+        """Pairs that people have decided (their label wins over every judge's)."""
+        return {(q, d) for q, d in self.query("SELECT qid, docid FROM judgments WHERE source='human'")}
+
+    def people_labels(self) -> list[Judgment]:
+        """People's decided labels (the annotation app's majority or median), by qid and docid."""
+        return self.judgments(method=PEOPLE_METHOD, source="human")
+
+    def escalation_provenances(self, qid: str, docid: str) -> list[str]:
+        """The provenance of each escalating judgment of a pair, debate methods first."""
+        return [
+            p for (p,) in self.query(
+                "SELECT provenance FROM judgments WHERE qid=? AND docid=? AND status IN ('escalate', 'error') "
+                "ORDER BY (method LIKE 'debate%') DESC, method, model",
+                (qid, docid),
+            )
+        ]
+
+    # ---- which judges ran ----------------------------------------------------
+    def latest_llm_method(self) -> Optional[tuple[str, str]]:
+        """The (method, model) of the most recently written judge (not people's) judgment."""
+        rows = self.query("SELECT method, model FROM judgments WHERE source != 'human' ORDER BY updated_at DESC LIMIT 1")
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def models_of(self, method: str) -> list[str]:
+        """The models a method was run with."""
+        return [m for (m,) in self.query("SELECT DISTINCT model FROM judgments WHERE method=? ORDER BY model", (method,))]
+
+    def has_judgments(self, method: str, model: str) -> bool:
+        return bool(self.query("SELECT 1 FROM judgments WHERE method=? AND model=? LIMIT 1", (method, model)))
+
+    def judge_models(self) -> list[str]:
+        """Every non-empty model that wrote judge (not people's) judgments, sorted."""
+        return [
+            m for (m,) in self.query("SELECT DISTINCT model FROM judgments WHERE source != 'human' ORDER BY model") if m
+        ]
+
+    def method_counts(self) -> list[MethodCount]:
+        return [
+            MethodCount(*r)
+            for r in self.query("SELECT method, model, COUNT(*) FROM judgments GROUP BY method, model ORDER BY method, model")
+        ]
+
+    def status_counts(self) -> dict[str, int]:
+        """Judgments per status (``relevant``, ``escalate``, ``human``, ...)."""
+        return dict(self.query("SELECT status, COUNT(*) FROM judgments GROUP BY status ORDER BY status"))
+
+    def pending_for_judge(self) -> int:
+        """Holes of the LLM share that no judge has a final (non-error) verdict for yet."""
+        return self.scalar(
+            "SELECT COUNT(*) FROM cases c WHERE judged=0 AND share='llm' AND NOT EXISTS ("
+            "SELECT 1 FROM judgments j WHERE j.qid=c.qid AND j.docid=c.docid AND j.source!='human' "
+            "AND j.status != 'error')"
+        )
+
+
+def _judgment_row(r: tuple) -> Judgment:
+    (qid, docid, method, model, label, grade, status, source, rnd, rationale, evidence, prov, calls, pt, ct,
+     cost) = r
+    return Judgment(
+        qid, docid, method, model, label, grade, status, source, rnd, rationale,
+        tuple(json.loads(evidence)), prov, calls, pt, ct, cost,
+    )
