@@ -70,7 +70,7 @@ def _serve_hint(ws: Path) -> str:
 def _judging_job(job: str, plan: Plan, auto: bool, read_cache: bool) -> JudgingJob:
     """The plan's judging options as a judging job over the LLM's share."""
     return JudgingJob(
-        method=plan.method, model=plan.model, job=job, task=plan.task, share="llm", limit=plan.limit,
+        method=plan.method, model=plan.model, command=job, task=plan.task, share="llm", limit=plan.limit,
         concurrency=plan.concurrency, budget=plan.budget, prefilter=plan.prefilter,
         adjudicator="llm" if auto else None, threshold=plan.threshold, read_cache=read_cache, prices=plan.prices,
     )

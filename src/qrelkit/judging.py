@@ -25,14 +25,14 @@ class JudgingJob:
     """What to judge, with what and how: the options the commands share, as one value.
 
     ``method``: a spec, ``auto`` or None (both: :func:`qrelkit.judges.auto_method`
-    for ``job``); ``prefilter``: a prefilter spec put in front of it;
+    for ``command``); ``prefilter``: a prefilter spec put in front of it;
     ``adjudicator``: who settles a debate's persistent disagreements unless the
     spec says so (``llm`` for ``--auto``); ``prices``: ``(model, input, output)``
     in $ per million tokens; ``oracle``: simulation labels answering escalations."""
 
     method: Optional[str | JudgeSpec] = None
     model: str = "local"
-    job: str = "judge"
+    command: str = "judge"  # judge | fill | build: what ``auto`` means (qrelkit.judges.AUTO_METHODS)
     task: str = "auto"
     share: str = "llm"
     limit: Optional[int] = None
@@ -50,7 +50,7 @@ class JudgingJob:
         """The method this job runs, composed and checked (raises UsageError)."""
         from qrelkit.judges.runner import check_budget
 
-        spec = resolve_method(self.method, self.model, self.job)
+        spec = resolve_method(self.method, self.model, self.command)
         if self.prefilter:
             spec = spec.with_prefilter(parse_prefilter(self.prefilter))
         if self.adjudicator:

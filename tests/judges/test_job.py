@@ -24,14 +24,14 @@ PREFILTER = "prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.9)"
     ("job", "expected"),
     [
         (JudgingJob(model="local"), "likelihood(calib=200,doc_tokens=400,threshold=0)"),
-        (JudgingJob(method="auto", model="local", job="fill"), "likelihood(calib=200,doc_tokens=400,threshold=auto)"),
-        (JudgingJob(model=SERVED, job="fill"), DEBATE),
-        (JudgingJob(model=SERVED, job="fill", adjudicator="llm"), DEBATE_LLM),
+        (JudgingJob(method="auto", model="local", command="fill"), "likelihood(calib=200,doc_tokens=400,threshold=auto)"),
+        (JudgingJob(model=SERVED, command="fill"), DEBATE),
+        (JudgingJob(model=SERVED, command="fill", adjudicator="llm"), DEBATE_LLM),
         (JudgingJob(method="debate(adjudicator=human)", model=SERVED, adjudicator="llm"), DEBATE),
-        (JudgingJob(model=SERVED, job="fill", prefilter="prefilter(keep=0.9)"), f"{PREFILTER}+{DEBATE}"),
+        (JudgingJob(model=SERVED, command="fill", prefilter="prefilter(keep=0.9)"), f"{PREFILTER}+{DEBATE}"),
         (JudgingJob(model=SERVED, prefilter="prefilter(keep=0.9)", adjudicator="llm"), f"{PREFILTER}+{DEBATE_LLM}"),
         (JudgingJob(method="zero-shot", model=SERVED, adjudicator="llm"), "zero-shot(doc_tokens=400)"),
-        (JudgingJob(model=SERVED, job="build"), "narrative(doc_tokens=400,docs=6,example_tokens=120,icl=0,"
+        (JudgingJob(model=SERVED, command="build"), "narrative(doc_tokens=400,docs=6,example_tokens=120,icl=0,"
                                                 "instructor=same,seed=0,select=random,variant=all)"),
         (JudgingJob(method="debate", model=SERVED, prefilter=""), DEBATE),
     ],

@@ -202,20 +202,20 @@ def test_with_params_validates_the_value():
         parse_spec("debate").with_params(rounds="0")
 
 
-@pytest.mark.parametrize(("job", "local"), sorted(AUTO_METHODS))
-def test_every_auto_method_is_a_valid_spec(job, local):
+@pytest.mark.parametrize(("command", "local"), sorted(AUTO_METHODS))
+def test_every_auto_method_is_a_valid_spec(command, local):
     model = "local" if local else "openai:m@http://127.0.0.1:1/v1"
-    assert auto_method(model, job) == parse_spec(AUTO_METHODS[(job, local)])
+    assert auto_method(model, command) == parse_spec(AUTO_METHODS[(command, local)])
 
 
-@pytest.mark.parametrize(("job", "expected"), [("judge", "likelihood"), ("fill", "likelihood"), ("build", "likelihood")])
-def test_the_embedded_model_gets_query_likelihood(job, expected):
-    assert auto_method("local", job).name == expected
+@pytest.mark.parametrize("command", ["judge", "fill", "build"])
+def test_the_embedded_model_gets_query_likelihood(command):
+    assert auto_method("local", command).name == "likelihood"
 
 
-@pytest.mark.parametrize(("job", "expected"), [("judge", "debate"), ("fill", "debate"), ("build", "narrative")])
-def test_a_served_model_debates_or_induces_narratives(job, expected):
-    assert auto_method("openai:m@http://127.0.0.1:1/v1", job).name == expected
+@pytest.mark.parametrize(("command", "expected"), [("judge", "debate"), ("fill", "debate"), ("build", "narrative")])
+def test_a_served_model_debates_or_induces_narratives(command, expected):
+    assert auto_method("openai:m@http://127.0.0.1:1/v1", command).name == expected
 
 
 @pytest.mark.parametrize("method", [None, "", "auto", " AUTO "])

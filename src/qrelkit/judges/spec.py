@@ -173,17 +173,17 @@ def is_local_model(model_spec: str) -> bool:
     return model_spec.strip().lower().split(":", 1)[0] in ("local", "smollm2", "gguf", "llama-cpp")
 
 
-def auto_method(model_spec: str, job: str = "judge") -> JudgeSpec:
-    """What ``--method auto`` (or no method) means for ``job`` with this model (:data:`AUTO_METHODS`)."""
-    return parse_spec(AUTO_METHODS[(job, is_local_model(model_spec))])
+def auto_method(model_spec: str, command: str = "judge") -> JudgeSpec:
+    """What ``--method auto`` (or no method) means for ``command`` with this model (:data:`AUTO_METHODS`)."""
+    return parse_spec(AUTO_METHODS[(command, is_local_model(model_spec))])
 
 
-def resolve_method(method: Optional[str | JudgeSpec], model_spec: str, job: str = "judge") -> JudgeSpec:
+def resolve_method(method: Optional[str | JudgeSpec], model_spec: str, command: str = "judge") -> JudgeSpec:
     """A user's ``--method`` (a spec, ``auto`` or nothing) as a spec."""
     if isinstance(method, JudgeSpec):
         return method
     if method is None or method.strip().lower() in ("", "auto"):
-        return auto_method(model_spec, job)
+        return auto_method(model_spec, command)
     return parse_spec(method)
 
 
