@@ -89,7 +89,8 @@ def load_plan(path: Path | str) -> Plan:
     """Read and validate a plan; unknown keys are errors (a typo must not be ignored)."""
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw_text = path.read_text(encoding="utf-8")
+        raw = tomllib.loads(raw_text)
     except FileNotFoundError:
         raise InputError(path, None, "plan file not found") from None
     except tomllib.TOMLDecodeError as e:
@@ -131,7 +132,42 @@ def load_plan(path: Path | str) -> Plan:
     for key, typ in (("depth", int), ("human_depth", int), ("concurrency", int), ("threshold", int)):
         if not isinstance(getattr(plan, key), typ):
             raise InputError(path, None, f"{key} must be an integer, got {getattr(plan, key)!r}")
+    _check_specs(path, raw_text, plan)
     return plan
+
+
+def _check_specs(path: Path, text: str, plan: Plan) -> None:
+    """Read the plan's spec strings now, so that a typo names the plan file and its line
+    instead of surfacing later, mid-job, as a bare option error."""
+    from qrelkit.errors import UsageError
+    from qrelkit.judges import parse_prefilter, resolve_method
+    from qrelkit.llm.spec import parse_spec as parse_model
+
+    for key, value, parse in (
+        ("model", plan.model, parse_model),
+        ("method", plan.method, lambda v: resolve_method(v, plan.model)),
+        ("prefilter", plan.prefilter, parse_prefilter),
+    ):
+        if value is None or (key == "prefilter" and value == ""):
+            continue
+        if not isinstance(value, str):
+            raise InputError(path, _line_of(text, key), f"{key} must be a string, got {value!r}")
+        try:
+            parse(value)
+        except UsageError as e:
+            raise InputError(path, _line_of(text, key), str(e)) from None
+
+
+def _line_of(text: str, key: str) -> Optional[int]:
+    """The line of ``key = ...`` in the [judge] table (1-based), if it can be found."""
+    section = ""
+    for lineno, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[] ")
+        elif section == "judge" and stripped.split("=", 1)[0].strip() == key:
+            return lineno
+    return None
 
 
 def _resolve(base: Path, value: str) -> str:

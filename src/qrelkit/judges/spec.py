@@ -159,9 +159,9 @@ def parse_spec(text: str) -> JudgeSpec:
 
 def parse_prefilter(text: str) -> JudgeSpec:
     """A prefilter on its own (``--prefilter``), to put in front of a judge."""
-    calls = parse_chain(text, "--prefilter")
+    calls = parse_chain(text, "prefilter spec")
     if len(calls) != 1 or not _chains(ALIASES.get(calls[0].name, calls[0].name)):
-        raise UsageError(f"--prefilter {text!r}: expected a prefilter spec, e.g. 'prefilter(by=likelihood,keep=0.95)'")
+        raise UsageError(f"prefilter spec {text!r}: expected one prefilter, e.g. 'prefilter(by=likelihood,keep=0.95)'")
     return _part(calls[0], text)
 
 
