@@ -59,53 +59,63 @@ class ModelSpec:
 _URL_SPLIT = re.compile(r"@(?=https?://)")
 
 
+def _parts(s: str) -> tuple[str, str, Optional[str], str]:
+    """A spec's pieces by syntax alone, the one reading both :func:`parse_spec` and
+    :func:`canonical_model_id` use: kind, model (name or path), endpoint list text, options text."""
+    kind, _, rest = s.partition(":")
+    if kind != "openai":
+        return kind, rest, None, ""
+    rest, _, query = rest.partition("?")
+    model, *urls = _URL_SPLIT.split(rest, maxsplit=1)
+    return kind, model, (urls[0] if urls else None), query
+
+
 def parse_spec(spec: str) -> ModelSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"empty model spec; {_EXAMPLES}")
     s = spec.strip()
     if s == "local" or s == _default_local_id():
         return ModelSpec("local", "")  # the canonical id of the default reads back as the default
-    if s.startswith("local:"):
-        path = s[len("local:") :]
-        if not path:
-            raise UsageError(f"model spec {spec!r}: missing GGUF path after 'local:'")
-        if not path.lower().endswith(".gguf"):
-            raise UsageError(f"model spec {spec!r}: a local model is a .gguf file")
-        if not os.path.isfile(path):
-            raise UsageError(f"model spec {spec!r}: no such file {path}")
-        return ModelSpec("local", path)
-    if s.startswith("openai:"):
-        rest = s[len("openai:") :]
-        query = ""
-        if "?" in rest:
-            rest, query = rest.split("?", 1)
-        parts = _URL_SPLIT.split(rest, maxsplit=1)
-        model = parts[0]
-        if "@" in model and len(parts) == 1:
-            raise UsageError(f"model spec {spec!r}: endpoint URLs must start with http:// or https://")
-        if not model:
-            raise UsageError(f"model spec {spec!r}: missing model name after 'openai:'")
-        urls: tuple[str, ...] = ()
-        if len(parts) == 2:
-            raw = [u.strip() for u in parts[1].split(",")]
-            if any(not u for u in raw):
-                raise UsageError(f"model spec {spec!r}: empty endpoint URL in the list")
-            for u in raw:
-                sp = urlsplit(u)
-                if sp.scheme not in ("http", "https") or not sp.netloc:
-                    raise UsageError(f"model spec {spec!r}: {u!r} is not an http(s) URL")
-            urls = tuple(u.rstrip("/") for u in raw)
-        else:
-            urls = (os.environ.get("OPENAI_BASE_URL", DEFAULT_OPENAI_URL).rstrip("/"),)
-        try:
-            opts = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
-        except ValueError:
-            raise UsageError(f"model spec {spec!r}: bad options {query!r}") from None
-        bind(OPTIONS, tuple((k, v) for k, v in opts if not k.startswith("body.") or len(k) == 5),
-             f"model spec {spec!r}")
-        return ModelSpec("openai", model, urls, tuple(opts))
-    kind = s.split(":", 1)[0]
+    kind, model, urls, query = _parts(s)
+    if kind == "local" and ":" in s:
+        return _local(spec, model)
+    if kind == "openai":
+        return _openai(spec, model, urls, query)
     raise UsageError(f"unknown model spec {spec!r} (kind {kind!r}); {_EXAMPLES}")
+
+
+def _local(spec: str, path: str) -> ModelSpec:
+    if not path:
+        raise UsageError(f"model spec {spec!r}: missing GGUF path after 'local:'")
+    if not path.lower().endswith(".gguf"):
+        raise UsageError(f"model spec {spec!r}: a local model is a .gguf file")
+    if not os.path.isfile(path):
+        raise UsageError(f"model spec {spec!r}: no such file {path}")
+    return ModelSpec("local", path)
+
+
+def _openai(spec: str, model: str, urls_text: Optional[str], query: str) -> ModelSpec:
+    if "@" in model and urls_text is None:
+        raise UsageError(f"model spec {spec!r}: endpoint URLs must start with http:// or https://")
+    if not model:
+        raise UsageError(f"model spec {spec!r}: missing model name after 'openai:'")
+    if urls_text is None:
+        urls: tuple[str, ...] = (os.environ.get("OPENAI_BASE_URL", DEFAULT_OPENAI_URL).rstrip("/"),)
+    else:
+        raw = [u.strip() for u in urls_text.split(",")]
+        if any(not u for u in raw):
+            raise UsageError(f"model spec {spec!r}: empty endpoint URL in the list")
+        for u in raw:
+            sp = urlsplit(u)
+            if sp.scheme not in ("http", "https") or not sp.netloc:
+                raise UsageError(f"model spec {spec!r}: {u!r} is not an http(s) URL")
+        urls = tuple(u.rstrip("/") for u in raw)
+    try:
+        opts = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise UsageError(f"model spec {spec!r}: bad options {query!r}") from None
+    bind(OPTIONS, tuple((k, v) for k, v in opts if not k.startswith("body.") or len(k) == 5), f"model spec {spec!r}")
+    return ModelSpec("openai", model, urls, tuple(opts))
 
 
 def _default_local_id() -> str:
@@ -123,15 +133,11 @@ def canonical_model_id(spec: str) -> str:
     """
     s = (spec or "").strip()
     if s == "local":
-        from qrelkit.llm.local import DEFAULT_MODEL_ID
-
-        return DEFAULT_MODEL_ID
-    if s.startswith("local:"):
-        path = s[len("local:") :]
-        return "local:" + Path(path).stem.lower() if path.lower().endswith(".gguf") else s
-    if s.startswith("openai:"):
-        rest = s[len("openai:") :].split("?", 1)[0]
-        model = _URL_SPLIT.split(rest, maxsplit=1)[0]
+        return _default_local_id()
+    kind, model, _, _ = _parts(s)
+    if kind == "local" and model.lower().endswith(".gguf"):
+        return "local:" + Path(model).stem.lower()
+    if kind == "openai":
         if not model:
             raise UsageError(f"model spec {spec!r}: missing model name after 'openai:'")
         return "openai:" + model
