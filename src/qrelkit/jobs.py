@@ -111,6 +111,15 @@ def _evaluation_summary(data: dict) -> dict:
     return out
 
 
+def _as_plan(plan: Plan | Path | str | None) -> Plan:
+    """A plan given as a value, a TOML file or not at all."""
+    if isinstance(plan, (str, Path)):
+        from qrelkit.plan import load_plan
+
+        return load_plan(plan)
+    return plan or Plan()
+
+
 def _record_plan(store: Store, job: str, plan: Plan) -> None:
     store.set_meta("plan", {"job": job, "plan": plan.to_dict(), "qrelkit_version": __version__})
 
@@ -162,7 +171,7 @@ def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict
 
 def fill(
     workspace: Path | str,
-    plan: Optional[Plan] = None,
+    plan: Plan | Path | str | None = None,
     *,
     auto: bool = False,
     report: bool = True,
@@ -172,12 +181,12 @@ def fill(
 ) -> JobResult:
     """Complete an existing collection (see module docstring).
 
-    ``options`` override the plan: topics, docs, qrels, runs, depth, method,
+    ``plan`` is a :class:`Plan` or a TOML plan file; ``options`` override it: topics, docs, qrels, runs, depth, method,
     model, task, budget, concurrency, prefilter, limit, threshold. The people's
     share is empty in this job (``human_depth`` 0): every hole goes to the judge,
     and people only see what the judge escalates.
     """
-    plan = (plan or Plan()).override(**options)
+    plan = _as_plan(plan).override(**options)
     ws = Path(workspace)
     with Store.create(ws) as store:
         pool = _pooled(store, "fill", plan, human_depth=0)
@@ -186,7 +195,7 @@ def fill(
 
 def build(
     workspace: Path | str,
-    plan: Optional[Plan] = None,
+    plan: Plan | Path | str | None = None,
     *,
     auto: bool = False,
     report: bool = True,
@@ -200,7 +209,7 @@ def build(
     their labels are in, the rest of the pool is judged by ``method`` (default
     ``narrative``: relevance narratives induced from the people's labels).
     """
-    plan = (plan or Plan()).override(**options)
+    plan = _as_plan(plan).override(**options)
     ws = Path(workspace)
     with Store.create(ws) as store:
         pool = _pooled(store, "build", plan, human_depth=plan.human_depth)

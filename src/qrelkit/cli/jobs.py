@@ -78,7 +78,7 @@ class JobOptions:
         ws = require_workspace(self.workspace)
         overrides = {k: getattr(self, k) for k in _PLAN_OVERRIDES}
         with judging_progress(transient=True) as cb:
-            result = job(ws, _plan(self.plan), auto=self.auto, report=not self.no_report,
+            result = job(ws, self.plan, auto=self.auto, report=not self.no_report,
                          read_cache=not self.no_cache, progress=cb, **overrides, **own)
         _show(result, self.as_json)
 
@@ -98,12 +98,6 @@ def job_options(command: Callable) -> Callable:
     wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     return wrapper
-
-
-def _plan(plan_path: Optional[Path]):
-    from qrelkit.plan import Plan, load_plan
-
-    return load_plan(plan_path) if plan_path else Plan()
 
 
 def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
