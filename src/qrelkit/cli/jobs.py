@@ -1,9 +1,11 @@
 """The main jobs: fill, build, and the demo that runs fill on bundled data."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
-from dataclasses import dataclass
+import typing
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, List, Optional
 
@@ -20,78 +22,67 @@ from qrelkit.cli._app import (
     require_workspace,
 )
 
-# The options `fill` and `build` share, declared once: name -> (type, typer option). Each command
-# receives them as one JobOptions value (see job_options); its own options stay in its signature.
-_METHOD_HELP = ("Judge spec, e.g. 'debate(rounds=2)' (default: likelihood for the embedded model, else debate "
-                "for fill / narrative for build).")
-SHARED_OPTIONS: dict[str, tuple[Any, Any]] = {
-    "workspace": (Optional[Path], WorkspaceOpt),
-    "plan": (Optional[Path], typer.Option(None, "--plan", help="TOML plan file; command-line options override it.")),
-    "topics": (Optional[str], typer.Option(None, "--topics", help="Topics file (TSV or JSONL).")),
-    "docs": (Optional[str], typer.Option(None, "--docs", help="Docs file (JSONL or TSV, .gz ok).")),
-    "runs": (Optional[List[str]], typer.Option(None, "--runs", help="Runs: files, folders or globs.")),
-    "depth": (Optional[int], typer.Option(None, "--depth", min=1, help="Pool depth k (default 10).")),
-    "method": (Optional[str], typer.Option(None, "--method", help=_METHOD_HELP)),
-    "model": (Optional[str], typer.Option(
-        None, "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL[,URL2] (default local).")),
-    "task": (Optional[str], typer.Option(None, "--task", help="auto | answer | graded.")),
-    "budget": (Optional[str], typer.Option(None, "--budget", help="Cap on escalations to people: N or P%.")),
-    "concurrency": (Optional[int], typer.Option(None, "--concurrency", min=1, help="Concurrent model calls.")),
-    "prefilter": (Optional[str], typer.Option(
-        None, "--prefilter", help="Prefilter spec chained before the judge, e.g. 'prefilter(keep=0.9)'.")),
-    "limit": (Optional[int], typer.Option(None, "--limit", min=1, help="Judge at most N cases (for a trial).")),
-    "auto": (bool, typer.Option(
-        False, "--auto", help="Do not wait for people: the LLM adjudicator settles escalations.")),
-    "no_cache": (bool, typer.Option(
-        False, "--no-cache", help="Do not read the call cache (calls are still written to it).")),
-    "no_report": (bool, typer.Option(False, "--no-report", help="Skip the HTML report.")),
-    "as_json": (bool, JsonOpt),
-}
-_PLAN_OVERRIDES = ("topics", "docs", "runs", "depth", "method", "model", "task", "budget", "concurrency",
-                   "prefilter", "limit")
+_METHOD = typer.Option(None, "--method", help="Judge spec, e.g. 'debate(rounds=2)' (default: likelihood for the "
+                       "embedded model, else debate for fill / narrative for build).")
+
+
+def _option(option: Any) -> Any:
+    """A JobOptions field declared by its typer option (whose default it takes)."""
+    return field(default=option.default, metadata={"option": option})
 
 
 @dataclass(frozen=True)
 class JobOptions:
-    """What a job command was told through the shared options (None: not given)."""
+    """The options `fill` and `build` share, declared once: each field is one command-line
+    option (see :func:`job_options`); a command receives them as this one value."""
 
-    workspace: Optional[Path] = None
-    plan: Optional[Path] = None
-    topics: Optional[str] = None
-    docs: Optional[str] = None
-    runs: Optional[List[str]] = None
-    depth: Optional[int] = None
-    method: Optional[str] = None
-    model: Optional[str] = None
-    task: Optional[str] = None
-    budget: Optional[str] = None
-    concurrency: Optional[int] = None
-    prefilter: Optional[str] = None
-    limit: Optional[int] = None
-    auto: bool = False
-    no_cache: bool = False
-    no_report: bool = False
-    as_json: bool = False
+    workspace: Optional[Path] = _option(WorkspaceOpt)
+    plan: Optional[Path] = _option(typer.Option(None, "--plan", help="TOML plan file; command-line options override it."))
+    topics: Optional[str] = _option(typer.Option(None, "--topics", help="Topics file (TSV or JSONL)."))
+    docs: Optional[str] = _option(typer.Option(None, "--docs", help="Docs file (JSONL or TSV, .gz ok)."))
+    runs: Optional[List[str]] = _option(typer.Option(None, "--runs", help="Runs: files, folders or globs."))
+    depth: Optional[int] = _option(typer.Option(None, "--depth", min=1, help="Pool depth k (default 10)."))
+    method: Optional[str] = _option(_METHOD)
+    model: Optional[str] = _option(typer.Option(
+        None, "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL[,URL2] (default local)."))
+    task: Optional[str] = _option(typer.Option(None, "--task", help="auto | answer | graded."))
+    budget: Optional[str] = _option(typer.Option(None, "--budget", help="Cap on escalations to people: N or P%."))
+    concurrency: Optional[int] = _option(typer.Option(None, "--concurrency", min=1, help="Concurrent model calls."))
+    prefilter: Optional[str] = _option(typer.Option(
+        None, "--prefilter", help="Prefilter spec chained before the judge, e.g. 'prefilter(keep=0.9)'."))
+    limit: Optional[int] = _option(typer.Option(None, "--limit", min=1, help="Judge at most N cases (for a trial)."))
+    auto: bool = _option(typer.Option(
+        False, "--auto", help="Do not wait for people: the LLM adjudicator settles escalations."))
+    no_cache: bool = _option(typer.Option(
+        False, "--no-cache", help="Do not read the call cache (calls are still written to it)."))
+    no_report: bool = _option(typer.Option(False, "--no-report", help="Skip the HTML report."))
+    as_json: bool = _option(JsonOpt)
 
     def run(self, job: Callable, **own: Any) -> None:
         """Run ``job`` (jobs.fill or jobs.build) with these options and the command's ``own`` ones; print."""
         ws = require_workspace(self.workspace)
-        overrides = {k: getattr(self, k) for k in _PLAN_OVERRIDES}
+        overrides = {k: getattr(self, k) for k in PLAN_OVERRIDES}
         with judging_progress(transient=True) as cb:
             result = job(ws, self.plan, auto=self.auto, report=not self.no_report,
                          read_cache=not self.no_cache, progress=cb, **overrides, **own)
         _show(result, self.as_json)
 
 
+# The shared options that override the plan's values (the rest say how to run the job).
+PLAN_OVERRIDES = ("topics", "docs", "runs", "depth", "method", "model", "task", "budget", "concurrency",
+                  "prefilter", "limit")
+
+
 def job_options(command: Callable) -> Callable:
     """Give ``command(opts: JobOptions, **own)`` the shared options on the command line."""
     own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "opts"]
-    shared = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=o, annotation=t)
-              for n, (t, o) in SHARED_OPTIONS.items()]
+    types = typing.get_type_hints(JobOptions)
+    shared = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.metadata["option"],
+                                annotation=types[f.name]) for f in dataclasses.fields(JobOptions)]
 
     @functools.wraps(command)
     def wrapper(**given: Any) -> None:
-        opts = JobOptions(**{n: given.pop(n) for n in SHARED_OPTIONS})
+        opts = JobOptions(**{p.name: given.pop(p.name) for p in shared})
         command(opts, **given)
 
     params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared
@@ -165,7 +156,7 @@ def build(
 def demo(
     workspace: Path = typer.Option(Path("qrelkit-demo"), "-w", "--workspace", help="Where the demo workspace goes."),
     model: str = typer.Option("local", "--model", help="Model spec (default: the embedded model)."),
-    method: Optional[str] = SHARED_OPTIONS["method"][1],
+    method: Optional[str] = _METHOD,
     as_json: bool = JsonOpt,
 ) -> None:
     """Run `fill --auto` on the bundled demo collection and say how many hidden relevant documents came back.
