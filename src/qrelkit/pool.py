@@ -1,4 +1,4 @@
-"""Depth-k pooling, the hybrid human/LLM split, holes and per-run hole rates.
+"""Depth-k pooling, the hybrid human/LLM split, holes and per-run judged rates.
 
 A pool is the union over runs of each topic's top-k, counted in trec_eval
 order (see :mod:`qrelkit.data.runs`), because that is what the evaluation
@@ -14,11 +14,14 @@ k=10, k_human=3 follow the literature on hybrid pools. ``human_depth=None``
 sends everything to the LLM; a ``human_depth`` above ``depth`` sends
 everything to people.
 
-Hole rates follow ir_measures' ``Judged@k`` (installed version 0.4.x): the
+Judged rates follow ir_measures' ``Judged@k`` (installed version 0.4.x): the
 fraction of a run's top-k for a topic that has a label, where a topic with
 fewer than k retrieved documents is divided by the number retrieved, not by
-k (older ir_measures releases divided by k). ``Hole@k`` is the unjudged
-fraction with the same denominator, so the two add up to 1. Unlike
+k (older ir_measures releases divided by k). ``Unjudged@k`` is the unjudged
+fraction with the same denominator, so the two add up to 1. It is not
+``Hole@k``: BRIDGE's Hole@k counts only *detected* holes (unlabelled pairs
+that new labels find relevant) and needs new qrels, see
+:mod:`qrelkit.evaluate.saturation`. Unlike
 ir_measures, the top-k is taken in trec_eval order (ties by docid
 descending; ir_measures breaks ties by docid ascending), consistent with the
 pool. Only topics that have labels in the qrels are evaluated, and among them
@@ -138,24 +141,24 @@ def holes(pool: Pool | Iterable[Case]) -> tuple[Case, ...]:
 
 @dataclass(frozen=True)
 class RunHoleRate:
-    """Judged@k and Hole@k of one run on one topic (see the module doc for the denominator)."""
+    """Judged@k and Unjudged@k of one run on one topic (see the module doc for the denominator)."""
 
     run: str
     qid: str
     judged_at_k: float
-    hole_at_k: float
+    unjudged_at_k: float
     depth: int = DEFAULT_DEPTH
     retrieved: int = 0  # documents in the run's top-k for this topic (<= depth)
 
 
 @dataclass(frozen=True)
 class RunHoleSummary:
-    """A run's mean Judged@k and Hole@k over the topics it was evaluated on;
-    ``judged``/``holes`` are None when no topic could be evaluated."""
+    """A run's mean Judged@k and Unjudged@k over the topics it was evaluated on;
+    ``judged``/``unjudged`` are None when no topic could be evaluated."""
 
     run: str
     judged: float | None
-    holes: float | None
+    unjudged: float | None
     topics: int
 
 
@@ -176,7 +179,7 @@ def run_hole_rates(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_D
             judged = sum(1 for e in top if (qid, e.docid) in pairs)
             n = len(top)
             out.append(RunHoleRate(run=run.name, qid=qid, judged_at_k=judged / n,
-                                   hole_at_k=(n - judged) / n, depth=depth, retrieved=n))
+                                   unjudged_at_k=(n - judged) / n, depth=depth, retrieved=n))
     return out
 
 
@@ -193,30 +196,42 @@ def summarize_hole_rates(rates: Iterable[RunHoleRate], runs: Sequence[Run | str]
     out = []
     for name, items in grouped.items():
         if not items:
-            out.append(RunHoleSummary(run=name, judged=None, holes=None, topics=0))
+            out.append(RunHoleSummary(run=name, judged=None, unjudged=None, topics=0))
             continue
         n = len(items)
         out.append(RunHoleSummary(
             run=name,
             judged=math.fsum(r.judged_at_k for r in items) / n,
-            holes=math.fsum(r.hole_at_k for r in items) / n,
+            unjudged=math.fsum(r.unjudged_at_k for r in items) / n,
             topics=n,
         ))
     return out
 
 
-def holes_report(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_DEPTH) -> dict[str, Any]:
-    """The JSON object behind ``qrelkit holes``: pool size and holes over the
-    qrels' topics, and each run's mean Judged@k / Hole@k. ``topics`` counts the
-    labelled topics that some run retrieved for (the topics of that pool)."""
+def holes_report(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_DEPTH,
+                 new_qrels: QrelsLike | None = None, threshold: int = 2) -> dict[str, Any]:
+    """The JSON object behind ``qrelkit holes``: pool size and unlabelled pooled
+    pairs (``holes``) over the qrels' topics, and each run's mean Judged@k /
+    Unjudged@k; with ``new_qrels`` also BRIDGE's Hole@k (detected holes ÷ k,
+    relevant = grade >= ``threshold``). ``topics`` counts the labelled topics
+    that some run retrieved for (the topics of that pool)."""
     pairs = as_pairs(qrels)  # once: qrels may be a one-shot iterator of Qrel values
     labelled = _qrels_qids(qrels if isinstance(qrels, QrelsFile) else pairs)
     pool = build_pool(runs, depth=depth, qrels=pairs, topics=labelled)
     summary = summarize_hole_rates(run_hole_rates(runs, pairs, depth), runs)
-    return {
+    out: dict[str, Any] = {
         "depth": depth,
         "pooled": len(pool.cases),
         "holes": len(holes(pool)),
-        "runs": {s.run: {f"Judged@{depth}": s.judged, f"Hole@{depth}": s.holes} for s in summary},
+        "runs": {s.run: {f"Judged@{depth}": s.judged, f"Unjudged@{depth}": s.unjudged} for s in summary},
         "topics": len(pool.qids),
     }
+    if new_qrels is None:
+        out["note"] = (f"Hole@{depth} (detected holes: unlabelled pairs that new labels find relevant) "
+                       "needs new qrels: pass --new-qrels QRELS or a workspace with judged holes")
+        return out
+    from qrelkit.evaluate.saturation import hole_rates
+
+    for h in hole_rates(runs, pairs, as_pairs(new_qrels), depth, threshold):
+        out["runs"].setdefault(h.run, {}).update({f"Hole@{depth}": h.hole_rate, "detected_holes": h.holes})
+    return out

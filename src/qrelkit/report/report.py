@@ -67,6 +67,7 @@ class ReportInputs:
     comparison: Any = None  # VersionComparison of versions[0] -> versions[-1]
     holes: tuple = ()  # SystemHoles
     depth: int = 10
+    threshold: Any = None  # evaluate.threshold.Threshold of the binary measures
     saturation: Any = None  # PoolGrowth
     agreements: tuple = ()  # Agreement or JudgeAgreement
     agreement_reference: str = ""
@@ -87,6 +88,7 @@ class ReportFiles:
     html: Path
     json: Path
     sections: dict = field(default_factory=dict, hash=False)  # section -> "ok" | reason it is empty
+    threshold: dict = field(default_factory=dict, hash=False)  # {"threshold", "threshold_source"} when known
     data: dict = field(default_factory=dict, hash=False, repr=False)  # the JSON twin's content
 
 
@@ -131,15 +133,20 @@ def _scores_section(inp: ReportInputs) -> dict:
 
 
 def _holes_section(inp: ReportInputs) -> dict:
+    """Hole@k as BRIDGE defines it (detected holes ÷ k) and Unjudged@k (see
+    :mod:`qrelkit.evaluate.saturation`); the headline "mean hole rate" is the
+    mean Hole@k over runs, None until new labels exist."""
     if not inp.holes:
         return _section(None, "no runs, or no original qrels to measure holes against")
     rows = [
-        {"run": h.run, "hole_rate": h.hole_rate, "new_relevant": h.new_relevant,
-         "new_relevant_rate": h.new_relevant_rate, "judged_after": h.judged_after}
-        for h in sorted(inp.holes, key=lambda h: (-h.hole_rate, h.run))
+        {"run": h.run, "hole_rate": h.hole_rate, "detected_holes": h.holes,
+         "unjudged_rate": h.unjudged_rate, "judged_after": h.judged_after}
+        for h in sorted(inp.holes, key=lambda h: (-(h.hole_rate or 0.0), -h.unjudged_rate, h.run))
     ]
+    rates = [h.hole_rate for h in inp.holes if h.hole_rate is not None]
     return _section({"depth": inp.depth, "runs": rows,
-                     "mean_hole_rate": float(np.mean([h.hole_rate for h in inp.holes]))}, "")
+                     "mean_hole_rate": float(np.mean(rates)) if rates else None,
+                     "mean_unjudged_rate": float(np.mean([h.unjudged_rate for h in inp.holes]))}, "")
 
 
 def _saturation_section(inp: ReportInputs) -> dict:
@@ -147,7 +154,7 @@ def _saturation_section(inp: ReportInputs) -> dict:
     if g is None:
         return _section(None, "pool growth was not computed (needs runs and labels)")
     d = g.to_dict()
-    top = sorted(d["marginal"].items(), key=lambda kv: (-kv[1]["new_relevant"], kv[0]))
+    top = sorted(d["marginal"].items(), key=lambda kv: (-kv[1]["new_holes"], kv[0]))
     d["marginal_top"] = [{"run": k, **v} for k, v in top[:15]]
     return _section(d, "")
 
@@ -209,6 +216,7 @@ def build_report(inp: ReportInputs) -> dict:
         "title": inp.title,
         "source": inp.source,
         "generated": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        **(inp.threshold.to_dict() if inp.threshold is not None else {}),
         "scores": _scores_section(inp),
         "holes": _holes_section(inp),
         "saturation": _saturation_section(inp),
@@ -243,11 +251,12 @@ def _figures(inp: ReportInputs, data: dict) -> dict:
             sc["measure"], sc["before"], sc["before"])
     if data["holes"]["available"]:
         hs = data["holes"]["runs"]
-        figs["holes"] = plots.hole_rates([h["run"] for h in hs], [h["hole_rate"] for h in hs],
-                                         [h["new_relevant_rate"] for h in hs], inp.depth)
+        figs["holes"] = plots.hole_rates([h["run"] for h in hs], [h["unjudged_rate"] for h in hs],
+                                         [h["hole_rate"] for h in hs], inp.depth)
     if inp.saturation is not None:
         g = inp.saturation
-        figs["saturation"] = plots.saturation(g.found_mean, g.found_std, g.growth_rate, g.score_error, g.measure)
+        figs["saturation"] = plots.saturation(g.found_mean, g.found_std, g.growth_rate, g.marginal_contribution,
+                                              g.measure)
     if data["agreement"]["available"]:
         for r in data["agreement"]["results"][:4]:
             cm = r["confusion_matrix_graded"]
@@ -280,7 +289,8 @@ def write_report(inp: ReportInputs, out: Union[str, Path]) -> ReportFiles:
     json_path.write_text(json.dumps(_clean(data), indent=2, default=_default) + "\n", encoding="utf-8")
     sections = {k: ("ok" if v.get("available") else v.get("reason")) for k, v in data.items()
                 if isinstance(v, dict) and "available" in v}
-    return ReportFiles(out, json_path, sections, _clean(data))
+    return ReportFiles(out, json_path, sections, inp.threshold.to_dict() if inp.threshold is not None else {},
+                       _clean(data))
 
 
 def _num(v: Any, digits: int = 4) -> str:
@@ -326,7 +336,7 @@ def report_from_workspace(
     depth: int = 10,
     orders: int = 10,
     seed: int = 0,
-    threshold: int = 2,
+    threshold: Union[str, int] = "auto",
 ) -> ReportFiles:
     """:func:`report_from_store` on a workspace folder (``qrelkit report``)."""
     from qrelkit.store import Store
@@ -344,7 +354,7 @@ def report_from_store(
     depth: int = 10,
     orders: int = 10,
     seed: int = 0,
-    threshold: int = 2,
+    threshold: Union[str, int] = "auto",
 ) -> ReportFiles:
     """Gather an open workspace's state (original and merged qrels, runs, judgments,
     costs, narratives) into a report. The "after" qrels are ``merged_result``
@@ -365,6 +375,10 @@ def report_from_store(
         merged_result = merge(store)
     merged = ({(m.qid, m.docid): m.grade for m in merged_result.labels} if merged_result is not None
               else dict(original))
+    from qrelkit.evaluate.threshold import resolve_threshold
+
+    thr = resolve_threshold(threshold, original or merged, f"{workspace} ({'original' if original else 'merged'} qrels)")
+    threshold = thr.value
 
     runs = _workspace_runs(run_rows, notes)
     versions: tuple = ()
@@ -390,7 +404,7 @@ def report_from_store(
         if original:
             holes = hole_rates(runs, original, merged, depth, threshold)
         if merged:
-            growth = pool_growth(runs, merged, depth, orders, seed, threshold)
+            growth = pool_growth(runs, original, merged, depth, orders, seed, threshold)
         from qrelkit.evaluate.circularity import circularity_warnings
 
         run_models = {n: str(m.get("model")) for n, _, m in run_rows if isinstance(m, dict) and m.get("model")}
@@ -422,6 +436,7 @@ def report_from_store(
         comparison=comparison,
         holes=holes,
         depth=depth,
+        threshold=thr,
         saturation=growth,
         agreements=agreements,
         agreement_reference=reference_name,
