@@ -16,6 +16,7 @@ message saying which command serves the app.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -47,6 +48,7 @@ class JobResult:
     qrels: Optional[Path] = None
     report: Optional[Path] = None
     evaluation: dict = field(default_factory=dict, hash=False)
+    rag: dict = field(default_factory=dict, hash=False)  # fill --rag: generate + grade (qrelkit.rag.workspace)
 
     def to_dict(self) -> dict:
         return {
@@ -55,7 +57,7 @@ class JobResult:
             "people": self.people, "merged": self.merged,
             "qrels": str(self.qrels) if self.qrels else None,
             "report": str(self.report) if self.report else None, "evaluation": self.evaluation,
-        }
+        } | ({"rag": self.rag} if self.rag else {})
 
 
 
@@ -177,11 +179,16 @@ def fill(
     report: bool = True,
     read_cache: bool = True,
     progress: Optional[Callable] = None,
+    rag: bool = False,
     **options,
 ) -> JobResult:
     """Complete an existing collection (see module docstring).
 
-    ``plan`` is a :class:`Plan` or a TOML plan file; ``options`` override it: topics, docs, qrels, runs, depth, method,
+    ``plan`` is a :class:`Plan` or a TOML plan file. ``rag``: also generate answers
+    from every run's top-10 and grade them (:mod:`qrelkit.rag.workspace`), so the
+    report shows retrieval–generation alignment before and after.
+
+    ``options`` override the plan: topics, docs, qrels, runs, depth, method,
     model, task, budget, concurrency, prefilter, limit, threshold. The people's
     share is empty in this job (``human_depth`` 0): every hole goes to the judge,
     and people only see what the judge escalates.
@@ -190,7 +197,16 @@ def fill(
     ws = Path(workspace)
     with Store.create(ws) as store:
         pool = _pooled(store, "fill", plan, human_depth=0)
-        return _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
+        rag_summary = _rag(store, plan, read_cache) if rag else {}
+        result = _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
+        return dataclasses.replace(result, rag=rag_summary) if rag_summary else result
+
+
+def _rag(store: Store, plan: Plan, read_cache: bool) -> dict:
+    from qrelkit.rag.workspace import rag_in_workspace
+
+    client = _judging_job("fill", plan, False, read_cache).client(store)
+    return rag_in_workspace(store, client, concurrency=plan.concurrency)
 
 
 def build(

@@ -10,13 +10,13 @@ from qrelkit.cli._app import app, console
 
 # Importing a command group registers its commands; this order is the order of `qrelkit --help`.
 # isort: off
-from qrelkit.cli import collection, judging, annotate, measure, jobs, narratives  # noqa: F401, E402
+from qrelkit.cli import collection, judging, annotate, measure, jobs, narratives, rag  # noqa: F401, E402
 # isort: on
 
 # Options that take several values after one flag (`--runs a.run b.run c.run`,
 # as a shell glob expands them). click has no variadic options, so argv is
 # rewritten to the repeated form (`--runs a.run --runs b.run ...`) first.
-VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods"})
+VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods", "--generation"})
 
 
 def expand_variadic(argv: list[str]) -> list[str]:

@@ -126,6 +126,8 @@ def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
 def fill(
     opts: JobOptions,
     qrels: Optional[str] = typer.Option(None, "--qrels", help="The existing qrels to complete."),
+    rag: bool = typer.Option(False, "--rag", help="Also generate answers from each run's top-10 and grade them "
+                             "(topics need gold answers); the report then shows RAG alignment."),
 ) -> None:
     """Complete an existing collection: pool -> holes -> judge -> people or adjudicator -> merge -> report.
 
@@ -133,7 +135,7 @@ def fill(
     people have settled the escalations, and it continues where it stopped."""
     from qrelkit import jobs
 
-    opts.run(jobs.fill, qrels=qrels)
+    opts.run(jobs.fill, qrels=qrels, rag=rag)
 
 
 @app.command()
