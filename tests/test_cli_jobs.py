@@ -18,7 +18,7 @@ def params(command: str) -> set[str]:
     return {p.name for p in typer.main.get_command(app).commands[command].params}
 
 
-@pytest.mark.parametrize(("command", "own"), [("fill", {"qrels", "rag"}), ("build", {"human_depth"})])
+@pytest.mark.parametrize(("command", "own"), [("fill", {"qrels", "rag"}), ("build", {"human_depth", "people"})])
 def test_a_job_command_has_the_shared_options_and_its_own(command, own):
     assert params(command) == SHARED | own
 

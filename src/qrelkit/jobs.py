@@ -143,13 +143,13 @@ def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool) -> None:
         raise UsageError("--runs needs --topics and --docs as well (or init the workspace first)")
 
 
-def _pooled(store: Store, job: str, plan: Plan, human_depth: int) -> dict:
+def _pooled(store: Store, job: str, plan: Plan, human_depth: Optional[int], people: Optional[str] = None) -> dict:
     """The first steps of both jobs: record the plan, load the inputs, pool (idempotent)."""
     from qrelkit.workspace import pool_workspace
 
     _record_plan(store, job, plan)
     _ensure_loaded(store, plan, need_qrels=job == "fill")
-    return pool_workspace(store, depth=plan.depth, human_depth=human_depth)
+    return pool_workspace(store, depth=plan.depth, human_depth=human_depth, people=people)
 
 
 def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict, auto: bool, report: bool,
@@ -221,14 +221,15 @@ def build(
 ) -> JobResult:
     """A new collection by hybrid pooling (see module docstring).
 
-    People judge the top ``human_depth`` of every run through the app; once
+    People judge their share (``people``, a strategy of :mod:`qrelkit.allocation`;
+    by default the top ``human_depth`` = 3 of every run) through the app; once
     their labels are in, the rest of the pool is judged by ``method`` (default
     ``narrative``: relevance narratives induced from the people's labels).
     """
     plan = _as_plan(plan).override(**options)
     ws = Path(workspace)
     with Store.create(ws) as store:
-        pool = _pooled(store, "build", plan, human_depth=plan.human_depth)
+        pool = _pooled(store, "build", plan, human_depth=plan.human_depth, people=plan.people)
         from qrelkit.annotate.tasks import sync_tasks
 
         waiting = store.waiting_for_people().to_json()

@@ -17,7 +17,7 @@ Example::
 
     [pool]
     depth = 10
-    human_depth = 3
+    human_depth = 3              # or: people = "stratified(rate=0.1, by=rank)" (see qrelkit.allocation)
 
     [judge]
     method = "debate(rounds=2)"
@@ -43,7 +43,7 @@ from qrelkit.errors import InputError
 
 _SECTIONS = {
     "inputs": ("topics", "docs", "qrels", "runs"),
-    "pool": ("depth", "human_depth"),
+    "pool": ("depth", "human_depth", "people"),
     "judge": ("method", "model", "task", "budget", "concurrency", "prefilter", "limit", "threshold"),
     "evaluate": ("measures", "orders", "seed"),
 }
@@ -56,7 +56,8 @@ class Plan:
     qrels: Optional[str] = None
     runs: tuple[str, ...] = ()
     depth: int = 10
-    human_depth: int = 3
+    human_depth: Optional[int] = None  # None: 3, unless `people` names another strategy
+    people: Optional[str] = None  # a people's-share spec (qrelkit.allocation); not with human_depth
     method: Optional[str] = None  # None: chosen by the job and the model (see judges.auto_method)
     model: str = "local"
     task: str = "auto"
@@ -71,10 +72,14 @@ class Plan:
     prices: tuple[tuple[str, float, float], ...] = field(default=())
 
     def override(self, **options: Any) -> "Plan":
-        """Command-line options win over the file; None means 'not given'."""
+        """Command-line options win over the file; None means 'not given'. One way of saying
+        the people's share on the command line replaces the file's other way."""
         given = {k: (tuple(v) if isinstance(v, list) else v) for k, v in options.items() if v is not None}
         if "runs" in given and not given["runs"]:
             del given["runs"]
+        if ("people" in given) != ("human_depth" in given):
+            given.setdefault("people", None)
+            given.setdefault("human_depth", None)
         return dataclasses.replace(self, **given)
 
     def to_dict(self) -> dict:
@@ -162,10 +167,15 @@ def _prices(path: Path, table: Any) -> tuple[tuple[str, float, float], ...]:
 def _check_specs(path: Path, text: str, plan: Plan) -> None:
     """Read the plan's spec strings now, so that a typo names the plan file and its line
     instead of surfacing later, mid-job, as a bare option error."""
+    from qrelkit.allocation import resolve_people
     from qrelkit.errors import UsageError
     from qrelkit.judges import parse_prefilter, resolve_method
     from qrelkit.llm.spec import parse_spec as parse_model
 
+    try:
+        resolve_people(plan.people, plan.human_depth)
+    except UsageError as e:
+        raise InputError(path, _line_of(text, "people", "pool"), str(e)) from None
     for key, value, parse in (
         ("model", plan.model, parse_model),
         ("method", plan.method, lambda v: resolve_method(v, plan.model)),
@@ -179,14 +189,14 @@ def _check_specs(path: Path, text: str, plan: Plan) -> None:
             raise InputError(path, _line_of(text, key), str(e)) from None
 
 
-def _line_of(text: str, key: str) -> Optional[int]:
-    """The line of ``key = ...`` in the [judge] table (1-based), if it can be found."""
+def _line_of(text: str, key: str, table: str = "judge") -> Optional[int]:
+    """The line of ``key = ...`` in the ``[table]`` table (1-based), if it can be found."""
     section = ""
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if stripped.startswith("["):
             section = stripped.strip("[] ")
-        elif section == "judge" and stripped.split("=", 1)[0].strip() == key:
+        elif section == table and stripped.split("=", 1)[0].strip() == key:
             return lineno
     return None
 

@@ -12,7 +12,8 @@ Hybrid split: a case goes to people when some run ranks it at or above
 that is where human labels pay off); the rest goes to the LLM. The defaults
 k=10, k_human=3 follow the literature on hybrid pools. ``human_depth=None``
 sends everything to the LLM; a ``human_depth`` above ``depth`` sends
-everything to people.
+everything to people. Other allocations of the people's share (a stratified
+sample) are strategies of :mod:`qrelkit.allocation`, passed as ``people``.
 
 Judged rates follow ir_measures' ``Judged@k`` (installed version 0.4.x): the
 fraction of a run's top-k for a topic that has a label, where a topic with
@@ -35,12 +36,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qrelkit.data.qrels import QrelsFile, QrelsLike, as_pairs
 from qrelkit.data.runs import Run
 from qrelkit.errors import UsageError
 from qrelkit.types import Case
+
+if TYPE_CHECKING:
+    from qrelkit.allocation import Allocation
 
 DEFAULT_DEPTH = 10
 DEFAULT_HUMAN_DEPTH = 3
@@ -54,6 +58,7 @@ class Pool:
     depth: int
     human_depth: int | None
     runs: tuple[str, ...]
+    people: str = ""  # the canonical people's-share spec, when one was given
 
     @property
     def qids(self) -> tuple[str, ...]:
@@ -92,13 +97,17 @@ def build_pool(
     human_depth: int | None = None,
     qrels: QrelsLike | None = None,
     topics: Any = None,
+    people: "Allocation | None" = None,
+    reference: Mapping[tuple[str, str], int] | None = None,
 ) -> Pool:
     """Pool the top ``depth`` of every run per topic.
 
     ``qrels`` (a QrelsFile, a ``{(qid, docid): grade}`` mapping or Qrel values)
     sets each case's ``judged`` flag; ``topics`` (qids, Topic values or a dict
     keyed by qid) restricts the pool to those topics. All pooled pairs are
-    returned, judged or not; see :func:`holes`.
+    returned, judged or not; see :func:`holes`. ``people`` (an
+    :class:`~qrelkit.allocation.Allocation`) replaces the ``human_depth`` split;
+    ``reference`` is what a reference-stratified allocation stratifies by.
     """
     _check_depths(depth, human_depth)
     names = [r.name for r in runs]
@@ -120,16 +129,19 @@ def build_pool(
                 contributors.setdefault(key, set()).add(run.name)
     cases = []
     for (qid, docid), rank in best.items():
-        people = human_depth is not None and rank <= human_depth
+        top = human_depth is not None and rank <= human_depth
         cases.append(Case(
             qid=qid,
             docid=docid,
-            share="people" if people else "llm",
+            share="people" if top else "llm",
             best_rank=rank,
             runs=tuple(sorted(contributors[(qid, docid)])),
             judged=(qid, docid) in pairs,
         ))
     cases.sort(key=lambda c: (c.qid, c.best_rank, c.docid))
+    if people is not None:
+        return Pool(cases=people.allocate(cases, reference), depth=depth, human_depth=None,
+                    runs=tuple(names), people=str(people))
     return Pool(cases=tuple(cases), depth=depth, human_depth=human_depth, runs=tuple(names))
 
 

@@ -82,13 +82,20 @@ def load_collection(
     return {**counts, "reloaded": True}
 
 
-def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
-    """Pool the workspace's runs into cases; returns the counts `qrelkit pool` prints."""
+def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = None,
+                   people: Optional[str] = None) -> dict:
+    """Pool the workspace's runs into cases; returns the counts `qrelkit pool` prints.
+
+    The people's share is ``people`` (a strategy spec of :mod:`qrelkit.allocation`) or
+    ``human_depth`` (``depth(k_human=N)``), not both; neither is ``depth(k_human=3)``.
+    A reference-stratified share stratifies by the workspace's qrels."""
+    from qrelkit.allocation import resolve_people
     from qrelkit.data import read_runs
     from qrelkit.pool import build_pool
 
-    if human_depth > depth:
-        raise UsageError(f"--human-depth {human_depth} is deeper than --depth {depth}")
+    allocation = resolve_people(people, human_depth)
+    if allocation.name == "depth" and allocation["k_human"] > depth:
+        raise UsageError(f"--human-depth {allocation['k_human']} is deeper than --depth {depth}")
     stored = store.runs()
     if not stored:
         raise UsageError(
@@ -96,17 +103,20 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
             f"`qrelkit init -w {store.workspace} ... --runs PATH`"
         )
     runs = read_runs([p for _, p, _ in stored], allow_empty=True)  # accepted when loaded
-    qrels = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
+    reference = store.qrels()
+    qrels = [Qrel(q, d, g) for (q, d), g in reference.items()]
     topics = store.topics()
-    cases = build_pool(runs, depth=depth, human_depth=human_depth or None, qrels=qrels, topics=list(topics)).cases
+    cases = build_pool(runs, depth=depth, qrels=qrels, topics=list(topics), people=allocation,
+                       reference=reference or None).cases
     changed, unchanged = store.upsert_cases(cases)
     keep = {(c.qid, c.docid) for c in cases}
     stale = store.remove_cases_except(keep)
-    store.set_meta("pool", {"depth": depth, "human_depth": human_depth})
+    k_human = allocation["k_human"] if allocation.name == "depth" else None
+    store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation)})
     have_text = store.docids()
     shares = Counter((c.share, c.judged) for c in cases)
     return {
-        "depth": depth, "human_depth": human_depth, "pooled": len(cases),
+        "depth": depth, "human_depth": k_human, "allocation": str(allocation), "pooled": len(cases),
         "holes": sum(1 for c in cases if not c.judged),
         "people": shares[("people", False)], "llm": shares[("llm", False)],
         "judged": sum(1 for c in cases if c.judged),

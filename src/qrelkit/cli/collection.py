@@ -69,9 +69,14 @@ def init(
 def pool(
     workspace: Optional[Path] = WorkspaceOpt,
     depth: int = typer.Option(10, "--depth", min=1, help="Pool depth k: each run's top-k per topic."),
-    human_depth: int = typer.Option(
-        3, "--human-depth", min=0,
+    human_depth: Optional[int] = typer.Option(
+        None, "--human-depth", min=0,
         help="Hybrid split: pairs at rank <= this in any run are the people's share (0 = no people's share; 3 is the published default).",
+    ),
+    people: Optional[str] = typer.Option(
+        None, "--people",
+        help="People's-share strategy instead of --human-depth: depth(k_human=3), stratified(rate=0.1) "
+        "(by the workspace's reference qrels: simulation only), stratified(rate=0.1, by=rank).",
     ),
     out: Optional[Path] = typer.Option(
         None, "--out", help="Also write the case list (qid, docid, share, runs, best rank, judged) to a .tsv or .jsonl file."
@@ -84,7 +89,7 @@ def pool(
 
     ws = require_workspace(workspace)
     with Store.open(ws) as store:
-        counts = pool_workspace(store, depth=depth, human_depth=human_depth)
+        counts = pool_workspace(store, depth=depth, human_depth=human_depth, people=people)
         if out is not None:
             from qrelkit.data.cases import write_cases
 

@@ -144,6 +144,9 @@ def build(
     opts: JobOptions,
     human_depth: Optional[int] = typer.Option(
         None, "--human-depth", min=0, help="People judge each run's top-k_human (default 3)."),
+    people: Optional[str] = typer.Option(
+        None, "--people", help="People's-share strategy instead of --human-depth: depth(k_human=3), "
+        "stratified(rate=0.1) (by the reference qrels: simulation only), stratified(rate=0.1, by=rank)."),
 ) -> None:
     """Build a new collection by hybrid pooling: people judge the top of every run, the judge the rest.
 
@@ -151,7 +154,7 @@ def build(
     people; run the same command again once they are done."""
     from qrelkit import jobs
 
-    opts.run(jobs.build, human_depth=human_depth)
+    opts.run(jobs.build, human_depth=human_depth, people=people)
 
 
 @app.command()
