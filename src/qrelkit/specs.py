@@ -35,12 +35,23 @@ class Param:
 
     ``omit_default``: a parameter added to a method after judgments were stored
     under its id is left out of the canonical id while it has its default, so
-    those ids (and the resumes and merges keyed on them) stay valid."""
+    those ids (and the resumes and merges keyed on them) stay valid.
+
+    ``legacy``: a parameter added to change a method's *default* behaviour. The
+    value that reproduces the old behaviour is left out of the canonical id, so
+    the ids stored before keep meaning exactly what they meant, and the new
+    default is written out, so it gets an id of its own (see zero-shot's
+    ``narrative``)."""
 
     default: Any
     parse: Callable[[str], Any]
     help: str = ""
     omit_default: bool = False
+    legacy: Any = None
+
+    def omitted(self, value: Any) -> bool:
+        """Whether ``value`` is left out of the canonical id."""
+        return (self.omit_default and value == self.default) or (self.legacy is not None and value == self.legacy)
 
 
 def integer(lo: int = 0, hi: Optional[int] = None) -> Callable[[str], int]:

@@ -105,10 +105,22 @@ def test_default_budget_fits_a_2048_token_context(graded_input):
     assert longest / 4 + 360 < 2048
 
 
-def test_narrative_enters_graded_prompts(graded_input):
+def test_narrative_enters_graded_prompts_of_the_trec_narrative_baseline(graded_input):
+    zs = make_client(lambda m, p: {"reason": "x", "grade": 0})
+    asyncio.run(build("zero-shot(narrative=topic)")(graded_input(narrative="must name the fox's action"), zs))
+    assert "must name the fox's action" in zs.backend.requests[0][0][-1].content
+
+
+def test_zero_shot_leaves_the_narrative_out(graded_input):
     zs = make_client(lambda m, p: {"reason": "x", "grade": 0})
     asyncio.run(build("zero-shot")(graded_input(narrative="must name the fox's action"), zs))
-    assert "must name the fox's action" in zs.backend.requests[0][0][-1].content
+    assert "must name the fox's action" not in zs.backend.requests[0][0][-1].content
+
+
+def test_zero_shot_says_in_provenance_that_it_saw_the_query_only(graded_input):
+    zs = make_client(lambda m, p: {"reason": "x", "grade": 0})
+    v = asyncio.run(build("zero-shot")(graded_input(narrative="n"), zs))
+    assert v.provenance["query"] == "text only (zero-shot, no narrative)"
 
 
 def test_adjudicator_prompt_fits_a_2048_token_context(graded_input):

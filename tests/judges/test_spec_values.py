@@ -18,11 +18,11 @@ from qrelkit.judges import (
 )
 
 PREVIOUS_CANONICAL = [
-    ('zero-shot',
+    ('zero-shot(narrative=topic)',
      'zero-shot(doc_tokens=400)'),
-    ('zeroshot',
+    ('zeroshot(narrative=topic)',
      'zero-shot(doc_tokens=400)'),
-    ('zero_shot',
+    ('zero_shot(narrative=topic)',
      'zero-shot(doc_tokens=400)'),
     ('ZERO-SHOT(doc_tokens=400)',
      'zero-shot(doc_tokens=400)'),
@@ -108,7 +108,7 @@ PREVIOUS_CANONICAL = [
      'narrative(doc_tokens=400,docs=6,example_tokens=120,icl=0,instructor=openai:big,seed=0,select=random,variant=all)'),
     ("narrative(instructor='openai:big@http://a:1/v1?json=object')",
      'narrative(doc_tokens=400,docs=6,example_tokens=120,icl=0,instructor=openai:big,seed=0,select=random,variant=all)'),
-    ('prefilter+zero-shot',
+    ('prefilter+zero-shot(narrative=topic)',
      'prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.95)+zero-shot(doc_tokens=400)'),
     ('prefilter(keep=0.9)+debate',
      'prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.9)+debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=2)'),
@@ -116,7 +116,7 @@ PREVIOUS_CANONICAL = [
      'prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.8)+debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=1)'),
     ('prefilter(by=likelihood, keep=0.95)+debate',
      'prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.95)+debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=2)'),
-    ('prefilter(by=llm)+zero-shot',
+    ('prefilter(by=llm)+zero-shot(narrative=topic)',
      'prefilter(by=llm,calib=200,doc_tokens=400,keep=0.95)+zero-shot(doc_tokens=400)'),
     ('prefilter(keep=0.95)+likelihood(threshold=auto)',
      'prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.95)+likelihood(calib=200,doc_tokens=400,threshold=auto)'),
@@ -134,11 +134,31 @@ PREVIOUS_CANONICAL = [
      'likelihood(calib=200,doc_tokens=400,threshold=0)'),
     ('narrative(doc_tokens=400,docs=6,example_tokens=120,icl=0,instructor=same,seed=0,select=random,variant=all)',
      'narrative(doc_tokens=400,docs=6,example_tokens=120,icl=0,instructor=same,seed=0,select=random,variant=all)'),
-    ('prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.95)+zero-shot',
+    ('prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.95)+zero-shot(narrative=topic)',
      'prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.95)+zero-shot(doc_tokens=400)'),
     ('zero-shot(doc_tokens=400)',
      'zero-shot(doc_tokens=400)'),
 ]
+
+
+# Issue 16 changed what a bare `zero-shot` means (no topic narrative): the old meaning is spelled
+# `zero-shot(narrative=topic)` above and keeps its id; the new default has an id of its own.
+NEW_ZERO_SHOT = [
+    ("zero-shot", "zero-shot(doc_tokens=400,narrative=none)"),
+    ("zeroshot", "zero-shot(doc_tokens=400,narrative=none)"),
+    ("prefilter+zero-shot", "prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.95)+zero-shot(doc_tokens=400,narrative=none)"),
+    ("zero-shot(doc_tokens=800,narrative=none)", "zero-shot(doc_tokens=800,narrative=none)"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NEW_ZERO_SHOT)
+def test_the_new_zero_shot_default_has_an_id_of_its_own(text, expected):
+    assert canonical(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), NEW_ZERO_SHOT)
+def test_the_new_zero_shot_id_reads_back_as_itself(text, expected):
+    assert canonical(expected) == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), PREVIOUS_CANONICAL)
@@ -189,7 +209,7 @@ def test_a_prefilter_option_must_be_one_prefilter(bad):
             "prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.9)"
             "+debate(adjudicator=llm,doc_tokens=400,first=relevant,rounds=2)",
         ),
-        ("zero-shot", "zero-shot(doc_tokens=400)"),
+        ("zero-shot", "zero-shot(doc_tokens=400,narrative=none)"),
         ("likelihood(threshold=auto)", "likelihood(calib=200,doc_tokens=400,threshold=auto)"),
     ],
 )

@@ -99,14 +99,15 @@ class JudgeInput:
     def text(self) -> str:
         return prompts.doc_text(self.doc.text, self.doc.title) if self.doc else ""
 
-    def query_block(self) -> str:
+    def query_block(self, narrative: bool = True) -> str:
+        """The topic as the prompt shows it; with ``narrative`` also the topic's narrative, if any."""
         t = self.task.template()
         if self.task.graded:
             out = t.render("query", query=self.topic.text)
         else:
             answers = "\n".join(t.render("answer_item", answer=a) for a in self.topic.answers) or "(none)"
             out = t.render("query", query=self.topic.text, answers=answers)
-        if self.topic.narrative:
+        if narrative and self.topic.narrative:
             out += "\n" + t.render("narrative", narrative=self.topic.narrative)
         return out
 

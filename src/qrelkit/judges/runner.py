@@ -57,7 +57,7 @@ from qrelkit.judges.labels import (
     sample_labels,
 )
 from qrelkit.judges.preparation import check_client, prepare
-from qrelkit.judges.selection import SHARES, resolve_task, select_cases
+from qrelkit.judges.selection import SHARES, check_changed_default, resolve_task, select_cases
 from qrelkit.judges.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
 from qrelkit.types import Case, Usage
 
@@ -163,6 +163,7 @@ async def arun_judging(
     t0 = time.perf_counter()
     spec = parse_spec(method_spec) if isinstance(method_spec, str) else method_spec
     method, model = spec.canonical, client.model_id
+    check_changed_default(store, spec, model)
     tsk = resolve_task(store, task, threshold)
     bud = parse_budget(budget) if not isinstance(budget, Budget) else budget
     if concurrency < 1:

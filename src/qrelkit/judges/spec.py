@@ -92,7 +92,7 @@ class JudgeSpec:
         new = _part(Call(self.name, tuple((k, str(v)) for k, v in values.items())), f"{self.name} spec")
         params = tuple((k, new[k] if k in values else v) for k, v in self.params)
         declared = _registry()[self.name].PARAMS
-        omitted = frozenset(k for k, p in declared.items() if p.omit_default and dict(params)[k] == p.default)
+        omitted = frozenset(k for k, p in declared.items() if p.omitted(dict(params)[k]))
         return dataclasses.replace(self, params=params, omitted=omitted, given=self.given | frozenset(values))
 
     def with_main(self, main: "JudgeSpec") -> "JudgeSpec":
@@ -127,9 +127,24 @@ def _part(call: Call, whole: str) -> JudgeSpec:
         raise UsageError(f"method spec {whole!r}: unknown method {call.name!r}; choose from {known}")
     declared = registry[name].PARAMS
     values = bind(declared, call.args, f"method spec {whole!r}: {name}")
+    given = {k for k, _ in call.args}
+    values.update(_legacy_values(declared, given))
     params = tuple(values.items())
-    omitted = frozenset(k for k, p in declared.items() if p.omit_default and values[k] == p.default)
+    omitted = frozenset(k for k, p in declared.items() if p.omitted(values[k]))
     return JudgeSpec(name, params, omitted=omitted, given=frozenset(k for k, _ in call.args))
+
+
+def _legacy_values(declared: dict, given: set[str]) -> dict[str, Any]:
+    """Parameters that changed a method's default (``Param.legacy``) read as their legacy value
+    when the spec is a stored id of the old form: it spells out every parameter such an id
+    wrote, but not the new one. ``zero-shot(doc_tokens=400)`` is the id zero-shot judgments were
+    stored under when zero-shot showed the topic's narrative, so it still means that, and every
+    canonical id reads back as itself; a bare ``zero-shot`` gets the new default."""
+    changed = [k for k, p in declared.items() if p.legacy is not None and k not in given]
+    old_id = {k for k, p in declared.items() if p.legacy is None and not p.omit_default}
+    if not changed or not old_id or not old_id <= given:
+        return {}
+    return {k: declared[k].legacy for k in changed}
 
 
 def _chain(parts: list[JudgeSpec], whole: str) -> JudgeSpec:

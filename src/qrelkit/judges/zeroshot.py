@@ -1,13 +1,30 @@
 """The single-judge baseline: one call, one structured answer.
 
 For the graded task this follows the UMBRELA recipe (a 0–3 scale described
-in the prompt, the topic's narrative when there is one); for the answer task
-the LLMJudge-style question "does the document support one of these
-answers?". The reply is ``{"reason": ..., "grade"|"label": ...}`` — the reason
-first, so the model states its grounds before it commits.
+in the prompt); for the answer task the LLMJudge-style question "does the
+document support one of these answers?". The reply is ``{"reason": ...,
+"grade"|"label": ...}`` — the reason first, so the model states its grounds
+before it commits.
+
+The topic's narrative: ``zero-shot`` is a true zero-shot, task instructions
+and the query only (``narrative=none``, the RCL paper's zero-shot baseline);
+``zero-shot(narrative=topic)`` adds the topic's TREC narrative/description
+when it has one — the "TREC narrative" baseline, and what ``zero-shot`` meant
+before this parameter existed. Stored ids keep their meaning: the old id
+``zero-shot(doc_tokens=400)`` *is* ``zero-shot(narrative=topic)`` (its
+canonical id leaves ``narrative=topic`` out), while the new default is written
+out, ``zero-shot(doc_tokens=400,narrative=none)``, so the two are never mixed up.
+Resuming an old workspace: ``zero-shot(narrative=topic)`` resumes its
+judgments with no model call; a bare ``zero-shot`` there is the new method and
+is refused while the workspace holds judgments under the old id (see
+:func:`qrelkit.judges.selection.check_changed_default`), so nobody pays twice
+or mixes two methods by accident.
 
 Provenance keys: ``templates`` (name -> version), ``truncation``, ``reply``
-(the parsed JSON object, or the error).
+(the parsed JSON object, or the error), and for ``narrative=none``
+``query`` = ``"text only (zero-shot, no narrative)"``. The TREC-narrative
+baseline's provenance is left exactly as its old judgments stored it (so they
+re-derive identically); its id names it.
 """
 
 from __future__ import annotations
@@ -15,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from qrelkit import prompts
-from qrelkit.judges import Param, integer, register
+from qrelkit.judges import Param, choice, integer, register
 from qrelkit.judges.base import (
     AUTO,
     Judge,
@@ -32,24 +49,32 @@ from qrelkit.llm.base import CHAT, JSON_SCHEMA
 # (grammar-constrained backends enforce maxLength; validators ignore it).
 REASON = ("reason", {"type": "string", "maxLength": 200})
 MAX_TOKENS = 240  # > maxLength of the reason: the JSON always closes, even at 1 char per token
+NO_NARRATIVE, TOPIC = "none", "topic"
+QUERY_ONLY = {"query": "text only (zero-shot, no narrative)"}
 
 
 @register
 class ZeroShot(Judge):
     NAME = "zero-shot"
-    PARAMS = {"doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget")}
+    PARAMS = {
+        "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
+        "narrative": Param(NO_NARRATIVE, choice(NO_NARRATIVE, TOPIC),
+                           "none: query only (true zero-shot); topic: add the TREC narrative", legacy=TOPIC),
+    }
     requires = frozenset({CHAT, JSON_SCHEMA})
 
     def __init__(self, spec: Any):
         self.spec = str(spec)
         self.doc_tokens = spec["doc_tokens"]
+        self.narrative = spec["narrative"] == TOPIC
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("zeroshot", f"task_{task_name}")
 
     async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
         versions = template_versions(*self.templates_for(inp.task.name))
-        return await judge_with(inp, client, "zeroshot", self.doc_tokens, versions, {})
+        return await judge_with(inp, client, "zeroshot", self.doc_tokens, versions,
+                                {} if self.narrative else QUERY_ONLY, narrative=self.narrative)
 
 
 async def judge_with(
@@ -59,6 +84,7 @@ async def judge_with(
     doc_tokens: int,
     versions: dict,
     extra_prov: dict,
+    narrative: bool = True,
     **sections: str,
 ) -> Verdict:
     """The one structured-answer call of zero-shot, icl and narrative: they differ only in the
@@ -68,7 +94,7 @@ async def judge_with(
     task_t = inp.task.template()
     messages = prompts.load(template).messages(
         criteria=task_t.render("criteria"),
-        query_block=inp.query_block(),
+        query_block=inp.query_block(narrative),
         document=block,
         format=task_t.render("zeroshot_format"),
         **sections,
