@@ -129,3 +129,69 @@ def test_bad_icl_specs():
         with pytest.raises(UsageError):
             parse_spec(bad)
     assert canonical("icl") == "icl(doc_tokens=400,example_tokens=150,k=2,seed=0,select=random)"
+
+
+def _pool_for(per: str, seed: int = 0, select: str = "random", k: int = 2) -> tuple[ExamplePool, LearningContext]:
+    labels = tuple(HumanLabel("q1", f"d{i}", i % 3, int(i % 3 > 0), "qrels") for i in range(10))
+
+    class Docs:
+        def doc(self, docid):
+            return Doc(docid, f"text of {docid}")
+
+    ctx = LearningContext(store=Docs(), task=Task("graded", 2), topics={"q1": Topic("q1", "fox")},
+                          pending_qids=("q1",), labels=labels)
+    pool = ExamplePool(k, select, seed, 400, per)
+    pool.learn(ctx)
+    return pool, ctx
+
+
+def _inp(docid: str) -> JudgeInput:
+    return JudgeInput(case=Case("q1", docid), topic=Topic("q1", "fox"), doc=Doc(docid, "x"), task=Task("graded", 2))
+
+
+@pytest.mark.parametrize("docid", [f"d{i}" for i in range(10)])
+def test_per_document_examples_never_include_the_case_itself(docid):
+    pool, _ = _pool_for("document", k=3)
+    assert docid not in [e.docid for e in pool.pick(_inp(docid))]
+
+
+@pytest.mark.parametrize("docid", ["d0", "d4", "x9"])
+def test_per_document_examples_follow_the_seed(docid):
+    assert [e.docid for e in _pool_for("document", seed=1)[0].pick(_inp(docid))] == [
+        e.docid for e in _pool_for("document", seed=1)[0].pick(_inp(docid))]
+
+
+def test_per_document_examples_differ_between_documents():
+    pool, _ = _pool_for("document", k=3)
+    assert len({tuple(e.docid for e in pool.pick(_inp(f"x{i}"))) for i in range(8)}) > 1
+
+
+def test_another_seed_draws_other_per_document_examples():
+    picks = [tuple(e.docid for e in _pool_for("document", seed=s)[0].pick(_inp("x1"))) for s in range(5)]
+    assert len(set(picks)) > 1
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_per_document_draws_k_examples(k):
+    assert len(_pool_for("document", k=k)[0].pick(_inp("x1"))) == k
+
+
+@pytest.mark.parametrize(("select", "labels"), [("relevant-only", {1}), ("nonrelevant", {0})])
+def test_selection_by_label(select, labels):
+    pool, _ = _pool_for("document", select=select, k=3)
+    assert {e.label for e in pool.pick(_inp("x1"))} == labels
+
+
+def test_relevant_is_spelled_relevant_only_in_the_id():
+    assert canonical("icl(select=relevant)") == canonical("icl(select=relevant-only)")
+
+
+def test_per_topic_keeps_the_id_it_had():
+    assert canonical("icl(per=topic,example_tokens=150)") == (
+        "icl(doc_tokens=400,example_tokens=150,k=2,seed=0,select=random)")
+
+
+def test_example_tokens_doc_is_the_document_budget():
+    from qrelkit.judges import build
+
+    assert build("icl(example_tokens=doc,doc_tokens=300)").pool.tokens == 300

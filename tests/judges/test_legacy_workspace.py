@@ -122,3 +122,4 @@ def test_the_new_default_can_be_asked_for_explicitly_in_an_old_workspace(workspa
     with Store.open(workspace) as store:
         summary = run_judging(store, "zero-shot(narrative=none)", client(store), task=TASK, share="llm", limit=2)
     assert summary.new == 2
+

@@ -6,15 +6,24 @@ description, so ``icl(k=2, select=random, seed=0)`` puts ``k`` (1–3) of the
 topic's human-judged documents, with their labels, in front of the document
 to judge, and otherwise asks what zero-shot asks.
 
-Selection is per topic, so that every case of a topic sees the same examples
-(and a server's prefix cache can reuse them): the topic's labelled documents
-(original qrels and people's labels, as the runner's learning context gives
-them) in a seeded shuffle — ``random`` — or only the relevant ones in that
-order — ``relevant-only`` — and the first ``k`` of them that are not the case's
-own document. Fewer are shown when the topic has fewer; with none the prompt
-says so and the judgment is, in effect, zero-shot (recorded, not hidden).
-Examples are truncated like documents, to ``example_tokens`` each, and
-delimited as data.
+Candidates are the topic's labelled documents (original qrels and people's
+labels, as the runner's learning context gives them): all of them —
+``random`` (the paper's ICL) —, only the relevant ones — ``relevant`` (spelled
+``relevant-only`` in ids; the paper's ICL Relevant) — or only the non-relevant
+ones — ``nonrelevant``. Never the case's own document.
+
+``per=topic`` (the default): every case of a topic sees the same examples (a
+server's prefix cache can reuse them), the first ``k`` of a seeded shuffle.
+``per=document`` (the RCL paper's protocol, Algorithm 1): each case draws its
+own ``k`` with a generator seeded by ``(seed, qid, docid)``, so a re-run draws
+the same examples and another seed draws others.
+
+Fewer are shown when the topic has fewer; with none the prompt says so and the
+judgment is, in effect, zero-shot (recorded, not hidden). Examples are
+truncated like documents, to ``example_tokens`` each, and delimited as data.
+The default stays 150 tokens because stored method ids must keep their
+meaning; ``example_tokens=doc`` gives each example the document budget
+(``doc_tokens``), as the RCL paper's prompts do — the benchmark's ICL rows use it.
 
 Provenance keys: ``templates``, ``truncation``, ``reply`` (as zero-shot) and
 ``examples`` = ``{"docids": [...], "select", "seed", "k", "available",
@@ -41,8 +50,21 @@ from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.types import Doc
 
-RANDOM, RELEVANT_ONLY = "random", "relevant-only"
+RANDOM, RELEVANT_ONLY, NONRELEVANT = "random", "relevant-only", "nonrelevant"
+TOPIC, DOCUMENT = "topic", "document"
 DEFAULT_EXAMPLE_TOKENS = 150
+DOC = "doc"  # example_tokens=doc: as many as the document budget
+
+
+def example_budget(text: str) -> Any:
+    """A token count (>= 16), or ``doc``: the document budget."""
+    return DOC if text == DOC else integer(16)(text)
+
+
+def selection(text: str) -> str:
+    """``random``, ``relevant`` (= ``relevant-only``, one id for both) or ``nonrelevant``."""
+    text = RELEVANT_ONLY if text == "relevant" else text
+    return choice(RANDOM, RELEVANT_ONLY, NONRELEVANT)(text)
 
 
 @dataclass(frozen=True)
@@ -67,21 +89,25 @@ def describe(task: Task, grade: int, label: int) -> str:
 class ExamplePool:
     """Per-topic example candidates in their seeded order; picks a case's examples."""
 
-    def __init__(self, k: int, select: str, seed: int, tokens: int):
-        self.k, self.select, self.seed, self.tokens = k, select, seed, tokens
+    def __init__(self, k: int, select: str, seed: int, tokens: int, per: str = TOPIC):
+        self.k, self.select, self.seed, self.tokens, self.per = k, select, seed, tokens, per
         self.by_topic: dict[str, list[Example]] = {}
         self.available: dict[str, int] = {}
 
     def learn(self, ctx: Any) -> dict:
-        """Keep, for every topic with pending cases, the first k+1 candidates that have text."""
+        """Keep, for every topic with pending cases, the candidates that have text: per topic
+        the first k+1 of the seeded shuffle, per document all of them (in docid order)."""
         for qid in ctx.pending_qids:
             labels = sorted(ctx.for_topic(qid), key=lambda h: h.docid)
             if self.select == RELEVANT_ONLY:
                 labels = [h for h in labels if h.label]
-            random.Random(f"{self.seed}|{qid}").shuffle(labels)
+            elif self.select == NONRELEVANT:
+                labels = [h for h in labels if not h.label]
+            if self.per == TOPIC:
+                random.Random(f"{self.seed}|{qid}").shuffle(labels)
             kept: list[Example] = []
             for h in labels:
-                if len(kept) > self.k:
+                if self.per == TOPIC and len(kept) > self.k:
                     break
                 doc = ctx.doc(h.docid)
                 if doc is not None:
@@ -94,9 +120,14 @@ class ExamplePool:
         }
 
     def pick(self, inp: JudgeInput) -> list[Example]:
-        """The topic's first k candidates, never the case's own document."""
+        """k candidates, never the case's own document: the topic's first k, or per document a
+        seeded sample drawn for this case."""
         own = inp.case.docid
-        return [e for e in self.by_topic.get(inp.topic.qid, []) if e.docid != own][: self.k]
+        others = [e for e in self.by_topic.get(inp.topic.qid, []) if e.docid != own]
+        if self.per == TOPIC:
+            return others[: self.k]
+        rng = random.Random(f"{self.seed}|{inp.topic.qid}|{own}")
+        return rng.sample(others, min(self.k, len(others)))
 
     def block(self, inp: JudgeInput, chosen: Sequence[Example]) -> tuple[str, dict]:
         """The examples as prompt text, and their provenance entry."""
@@ -127,6 +158,7 @@ class ExamplePool:
             "select": self.select,
             "seed": self.seed,
             "k": self.k,
+            **({"per": self.per} if self.per != TOPIC else {}),
             "available": self.available.get(inp.topic.qid, 0),
             "items": recorded,
         }
@@ -138,16 +170,20 @@ class ICL(LearningJudge):
     NAME = "icl"
     PARAMS = {
         "k": Param(2, integer(1, 3), "examples per case"),
-        "select": Param(RANDOM, choice(RANDOM, RELEVANT_ONLY), "which labelled documents"),
-        "seed": Param(0, integer(0), "order in which a topic's labelled documents are taken"),
+        "select": Param(RANDOM, selection, "which labelled documents: random, relevant, nonrelevant"),
+        "per": Param(TOPIC, choice(TOPIC, DOCUMENT), "the same examples for a whole topic, or drawn per document",
+                     omit_default=True),
+        "seed": Param(0, integer(0), "seed of the order (per topic) or the draw (per document)"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
-        "example_tokens": Param(DEFAULT_EXAMPLE_TOKENS, integer(16), "token budget of each example"),
+        "example_tokens": Param(DEFAULT_EXAMPLE_TOKENS, example_budget,
+                                "token budget of each example; doc: the document budget"),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
     def __init__(self, spec: Any):
         self.spec = str(spec)
         self.doc_tokens: int = spec["doc_tokens"]
-        self.pool = ExamplePool(spec["k"], spec["select"], spec["seed"], spec["example_tokens"])
+        tokens = self.doc_tokens if spec["example_tokens"] == DOC else spec["example_tokens"]
+        self.pool = ExamplePool(spec["k"], spec["select"], spec["seed"], tokens, spec["per"])
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("icl", f"task_{task_name}")

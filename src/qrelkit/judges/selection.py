@@ -68,6 +68,7 @@ def check_changed_default(store: Any, spec: Any, model: str) -> None:
     for every case again), so unless the new id has judgments already, the user is asked to say
     which one they mean."""
     from qrelkit.judges import REGISTRY
+    from qrelkit.specs import fmt
 
     method = spec.canonical
     if store.has_judgments(method, model):
@@ -75,14 +76,15 @@ def check_changed_default(store: Any, spec: Any, model: str) -> None:
     links = spec.links()
     for i, link in enumerate(links):
         for key, param in REGISTRY[link.name].PARAMS.items():
-            if param.legacy is None or key in link.given or link[key] == param.legacy:
+            was = param.legacy
+            if was is None or key in link.given or link[key] == was:
                 continue
-            old_link = link.with_params(**{key: param.legacy})
+            old_link = link.with_params(**{key: fmt(was)})
             old = "+".join(str(x if j != i else old_link) for j, x in enumerate(links))
             if store.has_judgments(old, model):
                 raise UsageError(
                     f"this workspace holds {model} judgments by {old}, made when {link.name} meant "
-                    f"{link.name}({key}={param.legacy}); {link.name} now means {key}={link[key]}. "
-                    f"Write {link.name}({key}={param.legacy}) to resume those judgments, or "
-                    f"{link.name}({key}={link[key]}) to judge anew with the new default"
+                    f"{link.name}({key}={fmt(was)}); {link.name} now means {key}={fmt(link[key])}. "
+                    f"Write {link.name}({key}={fmt(was)}) to resume those judgments, or "
+                    f"{link.name}({key}={fmt(link[key])}) to judge anew with the new default"
                 )
