@@ -46,6 +46,7 @@ from qrelkit.judges.base import (
     template_versions,
 )
 from qrelkit.judges.labels import Learned, LearningContext
+from qrelkit.judges.output import JSON, OUTPUTS
 from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.types import Doc
@@ -177,6 +178,8 @@ class ICL(LearningJudge):
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
         "example_tokens": Param(DEFAULT_EXAMPLE_TOKENS, example_budget,
                                 "token budget of each example; doc: the document budget"),
+        "output": Param(JSON, choice(*OUTPUTS), 'json: reason and decision; label: "Relevant"/"Not Relevant"',
+                        omit_default=True),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
     def __init__(self, spec: Any):
@@ -184,6 +187,7 @@ class ICL(LearningJudge):
         self.doc_tokens: int = spec["doc_tokens"]
         tokens = self.doc_tokens if spec["example_tokens"] == DOC else spec["example_tokens"]
         self.pool = ExamplePool(spec["k"], spec["select"], spec["seed"], tokens, spec["per"])
+        self.output: str = spec["output"]
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("icl", f"task_{task_name}")
@@ -196,5 +200,5 @@ class ICL(LearningJudge):
         text, prov = self.pool.block(inp, chosen)
         versions = template_versions(*self.templates_for(inp.task.name))
         return await judge_with(
-            inp, client, "icl", self.doc_tokens, versions, {"examples": prov}, examples=text
+            inp, client, "icl", self.doc_tokens, versions, {"examples": prov}, output=self.output, examples=text
         )

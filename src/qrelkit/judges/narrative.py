@@ -64,6 +64,7 @@ from qrelkit.judges.base import (
 )
 from qrelkit.judges.icl import RANDOM, RELEVANT_ONLY, ExamplePool, describe
 from qrelkit.judges.labels import Learned, LearningContext, human_labels
+from qrelkit.judges.output import JSON, OUTPUTS
 from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA, Usage
 from qrelkit.types import Case
@@ -391,12 +392,15 @@ class Narrative(LearningJudge):
         "docs": Param(DEFAULT_DOCS, integer(1, 20), "judged documents the instructor reads"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
         "example_tokens": Param(DEFAULT_EXAMPLE_TOKENS, integer(16), "token budget of each shown document"),
+        "output": Param(JSON, choice(*OUTPUTS), 'json: reason and decision; label: "Relevant"/"Not Relevant"',
+                        omit_default=True),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})  # the assessor's; the instructor only needs CHAT
     def __init__(self, spec: Any):
         self.spec = str(spec)
         self.doc_tokens: int = spec["doc_tokens"]
         self.k: int = spec["icl"]
+        self.output: str = spec["output"]
         self.book = NarrativeBook(
             spec["variant"], spec["instructor"], spec["docs"], spec["example_tokens"], spec["seed"]
         )
@@ -430,6 +434,7 @@ class Narrative(LearningJudge):
             self.doc_tokens,
             versions,
             extra,
+            output=self.output,
             guide=guide.render(),
             examples=examples,
         )

@@ -43,6 +43,7 @@ from qrelkit.judges.base import (
     parsed_decision,
     template_versions,
 )
+from qrelkit.judges import output as output_mod
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 
 # Bounded so that a rambling model cannot run out of tokens inside the JSON
@@ -60,6 +61,8 @@ class ZeroShot(Judge):
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
         "narrative": Param(NO_NARRATIVE, choice(NO_NARRATIVE, TOPIC),
                            "none: query only (true zero-shot); topic: add the TREC narrative", legacy=TOPIC),
+        "output": Param(output_mod.JSON, choice(*output_mod.OUTPUTS),
+                        'json: reason and decision; label: exactly "Relevant" or "Not Relevant"', omit_default=True),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
 
@@ -67,6 +70,7 @@ class ZeroShot(Judge):
         self.spec = str(spec)
         self.doc_tokens = spec["doc_tokens"]
         self.narrative = spec["narrative"] == TOPIC
+        self.output = spec["output"]
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("zeroshot", f"task_{task_name}")
@@ -74,7 +78,8 @@ class ZeroShot(Judge):
     async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
         versions = template_versions(*self.templates_for(inp.task.name))
         return await judge_with(inp, client, "zeroshot", self.doc_tokens, versions,
-                                {} if self.narrative else QUERY_ONLY, narrative=self.narrative)
+                                {} if self.narrative else QUERY_ONLY, narrative=self.narrative,
+                                output=self.output)
 
 
 async def judge_with(
@@ -85,29 +90,38 @@ async def judge_with(
     versions: dict,
     extra_prov: dict,
     narrative: bool = True,
+    output: str = output_mod.JSON,
     **sections: str,
 ) -> Verdict:
     """The one structured-answer call of zero-shot, icl and narrative: they differ only in the
-    template and its extra sections, so parsing, errors and provenance stay the same."""
+    template and its extra sections, so parsing, errors and provenance stay the same.
+    ``output=label`` asks for "Relevant"/"Not Relevant" instead (:mod:`qrelkit.judges.output`)."""
     meter = Meter()
     block, tr = prompts.document_block(inp.text, doc_tokens)
     task_t = inp.task.template()
+    label = output == output_mod.LABEL
+    if label:
+        versions = {**versions, "label_output": prompts.load("label_output").version}
     messages = prompts.load(template).messages(
         criteria=task_t.render("criteria"),
         query_block=inp.query_block(narrative),
         document=block,
-        format=task_t.render("zeroshot_format"),
+        format=output_mod.label_format(inp.task) if label else task_t.render("zeroshot_format"),
         **sections,
     )
     prov: dict = {"templates": versions, "truncation": tr.as_dict(), **extra_prov}
     c = meter.add(
         await client.complete(
             messages,
-            schema=inp.task.decision_schema(REASON),
-            max_tokens=MAX_TOKENS,
+            schema=output_mod.SCHEMA if label else inp.task.decision_schema(REASON),
+            max_tokens=output_mod.MAX_TOKENS if label else MAX_TOKENS,
             version="|".join(versions.values()),
         )
     )
+    return _label_verdict(inp, c, meter, prov) if label else _json_verdict(inp, c, meter, prov)
+
+
+def _json_verdict(inp: JudgeInput, c: Any, meter: Meter, prov: dict) -> Verdict:
     value, problem = parsed_decision(c, inp.task)
     if value is None:
         prov["reply"] = {"error": problem, "text": (c.text or "")[:500]}
@@ -123,3 +137,16 @@ async def judge_with(
         provenance=prov,
         usage=meter.usage,
     )
+
+
+def _label_verdict(inp: JudgeInput, c: Any, meter: Meter, prov: dict) -> Verdict:
+    label, problem = output_mod.read_label(c)
+    prov["output"] = output_mod.LABEL
+    if label is None:
+        prov["reply"] = {"error": problem, "text": (c.text or "")[:500]}
+        return error_verdict(problem or "no label", meter, prov, round=1)
+    prov["reply"] = c.parsed if c.parsed is not None else (c.text or "").strip()
+    if inp.task.graded:
+        prov["grade_from_label"] = True
+    grade = (inp.task.threshold if label else 0) if inp.task.graded else label
+    return Verdict(status=AUTO, label=label, grade=grade, rationale="", round=1, provenance=prov, usage=meter.usage)
