@@ -157,7 +157,16 @@ def main(argv=None) -> int:
         "--workspace", type=Path, default=None, help="keep the workspace (and its LLM cache) here"
     )
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="hybrid: the RCL paper's table over this many executions (benchmarks/hybrid_paper.py)")
+    ap.add_argument("--doc-tokens", type=int, default=400, help="hybrid --repeat: document/example token budget")
+    ap.add_argument("--out", type=Path, default=None, help="hybrid --repeat: folder for the table, JSON and PNG")
     a = ap.parse_args(argv)
+    if a.experiment == "hybrid" and a.repeat:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from hybrid_paper import main as paper_main
+
+        return paper_main(a)
     if a.experiment != "audit":
         return learning_main(a)
     a.methods = a.methods or ["likelihood"]

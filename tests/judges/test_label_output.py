@@ -66,3 +66,7 @@ def test_the_embedded_models_grammar_compiles_the_enum():
     import json
 
     assert LlamaGrammar.from_json_schema(json.dumps(SCHEMA), verbose=False) is not None
+
+
+def test_a_new_parameter_next_to_doc_tokens_gets_the_new_zero_shot_default():
+    assert canonical("zero-shot(doc_tokens=120,output=label)") == "zero-shot(doc_tokens=120,narrative=none,output=label)"

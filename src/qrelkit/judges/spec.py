@@ -136,13 +136,13 @@ def _part(call: Call, whole: str) -> JudgeSpec:
 
 def _legacy_values(declared: dict, given: set[str]) -> dict[str, Any]:
     """Parameters that changed a method's default (``Param.legacy``) read as their legacy value
-    when the spec is a stored id of the old form: it spells out every parameter such an id
-    wrote, but not the new one. ``zero-shot(doc_tokens=400)`` is the id zero-shot judgments were
+    when the spec is a stored id of the old form: it spells out exactly the parameters such an
+    id wrote, no more, no fewer (``zero-shot(doc_tokens=120,output=label)`` is the new default). ``zero-shot(doc_tokens=400)`` is the id zero-shot judgments were
     stored under when zero-shot showed the topic's narrative, so it still means that, and every
     canonical id reads back as itself; a bare ``zero-shot`` gets the new default."""
     changed = [k for k, p in declared.items() if p.legacy is not None and k not in given]
     old_id = {k for k, p in declared.items() if p.legacy is None and not p.omit_default}
-    if not changed or not old_id or not old_id <= given:
+    if not changed or not old_id or old_id != given:
         return {}
     return {k: declared[k].legacy for k in changed}
 
