@@ -285,7 +285,6 @@ def evaluate(
 ) -> None:
     """Score runs under one or more qrels versions; compare rankings and significance between versions."""
     from qrelkit.evaluate.circularity import circularity_warnings, read_run_meta
-    from qrelkit.evaluate.compare import compare_versions
     from qrelkit.evaluate.systems import DEFAULT_MEASURES, resolve_measures
 
     t0 = time.perf_counter()
@@ -303,6 +302,8 @@ def evaluate(
     scored, t_read = _evaluate_streaming(runs, versions, specs, threshold, judged_only)
     t_eval = time.perf_counter() - t0 - t_read
     systems = scored[0].systems
+    if len(scored) > 1:  # imported here: scipy and statsmodels cost 60 MB that one version never uses
+        from qrelkit.evaluate.compare import compare_versions
     comparisons = [
         compare_versions(scored[0], s, rank_measure, rbo_p, bootstrap, seed, test, correction, alpha)
         for s in scored[1:]

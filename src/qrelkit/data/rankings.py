@@ -53,13 +53,14 @@ def _fast(path: PathLike, max_depth: int | None) -> Ranking | None:
                 fh, sep=r"\s+", header=None, dtype=str, quoting=csv.QUOTE_NONE,
                 na_filter=False, skip_blank_lines=True, engine="c", encoding="utf-8",
             )
-    except Exception:  # noqa: BLE001 - empty file, ParserError, bad bytes, bad gzip: read_run decides
+    except Exception:  # noqa: BLE001 - empty file, a line longer than the first, bad bytes, bad gzip
         return None
-    # whitespace-separated fields are never empty, so "" marks a short line
+    # whitespace-separated fields are never empty, so "" marks a short line. (Reading
+    # only the four columns used would save memory, but pandas then accepts long lines.)
     if df.shape[1] != 6 or (df[5] == "").any():
         return None
     try:
-        scores = df[4].astype(float).to_numpy()
+        scores = df[4].astype(float).to_numpy()  # Python's float(): exact, as read_run
     except ValueError:
         return None
     if np.isnan(scores).any() or df.duplicated([0, 2]).any():
@@ -84,7 +85,8 @@ def _ordered_docids(
     order = np.lexsort(keys)
     same_q = codes[order][1:] == codes[order][:-1]
     if (same_q & (scores[order][1:] == scores[order][:-1])).any():
-        doc_rank = pd.factorize(docids, sort=True)[0]
+        # a fixed-width unicode array sorts in C, in code-point order as str does
+        doc_rank = np.unique(docids.astype(str), return_inverse=True)[1].reshape(-1)
         order = np.lexsort((-doc_rank, -scores, codes))
     c, d = codes[order], docids[order]
     starts = np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1]

@@ -210,7 +210,7 @@ class VersionScorer:
             groups.setdefault(sp.cutoff, []).append(i)
         self.groups = [
             (cutoff, ir_measures.evaluator([self.specs[i].measure for i in idx], qd),
-             {str(self.specs[i].measure): i for i in idx})
+             {self.specs[i].measure: i for i in idx})  # iter_calc hands back these objects
             for cutoff, idx in groups.items()
         ]
 
@@ -237,7 +237,9 @@ class VersionScorer:
                 continue
             for metric in evaluator.iter_calc(rd):
                 ti = self.t_index.get(metric.query_id)
-                mi = m_index.get(str(metric.measure))
+                mi = m_index.get(metric.measure)
+                if mi is None:  # equal but not identical measure: compare by name
+                    mi = {str(k): v for k, v in m_index.items()}.get(str(metric.measure))
                 if ti is not None and mi is not None:
                     values[mi, ti] = metric.value
         return values
