@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import pytest
+from shared_data import shared_data_path
 
 from qrelkit.data.rankings import final_names, iter_rankings, read_ranking
 from qrelkit.data.runs import read_run
 from qrelkit.errors import InputError
-
-from shared_data import shared_data_path
 
 GOOD = {
     "ties": "q1 Q0 a 1 1.0 sys\nq1 Q0 c 2 2.0 sys\nq1 Q0 b 3 1.0 sys\nq2 0 10 1 5 sys\nq2 0 9 2 5 sys\n",

@@ -21,11 +21,15 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 from qrelkit.data._open import PathLike, open_binary
-from qrelkit.data.runs import Run, expand_paths, read_run, run_stem, unique_names
+from qrelkit.data.runs import Run, expand_paths, read_run, unique_names
 
 
 @dataclass(frozen=True)
