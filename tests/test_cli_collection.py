@@ -25,7 +25,8 @@ def demo_ws(tmp_path_factory):
     ws = tmp_path_factory.mktemp("ws")
     out = json.loads(qk("init", "-w", ws, "--topics", d.topics, "--docs", d.docs, "--qrels", d.qrels,
                         "--runs", *d.runs, "--json").stdout)
-    assert out == {"workspace": str(ws), "topics": 6, "docs": 150, "qrels": 143, "runs": 6}
+    assert out == {"workspace": str(ws), "topics": 6, "docs": 150, "qrels": 143, "runs": 6,
+                   "duplicates": {"topics": 0, "docs": 0, "qrels": 0}}
     return ws
 
 

@@ -15,7 +15,6 @@ GOOD = {
     "quote in a docid": 'q1 Q0 "a 1 1 s\nq1 Q0 b 2 0.5 s\n',
     "two tags": "q1 Q0 a 1 1 s\nq1 Q0 b 2 0.5 t\n",
     "leading zeros kept": "007 Q0 0012 1 1 s\n",
-    "empty": "",
 }
 BAD = {
     "short line": "q1 Q0 a 1 1 s\nq1 Q0 b 2\n",
@@ -23,6 +22,7 @@ BAD = {
     "bad score": "q1 Q0 a 1 one s\n",
     "nan score": "q1 Q0 a 1 nan s\n",
     "duplicate document": "q1 Q0 a 1 1 s\nq1 Q0 a 2 0.5 s\n",
+    "empty file": "",
     "bad bytes": b"q1 Q0 a 1 1 s\nq1 Q0 \xff 2 1 s\n",
 }
 
@@ -68,3 +68,8 @@ def test_real_runs_agree_with_read_run():
     runs = sorted(shared_data_path("trec-dl-2019", "runs").glob("*/*.run.gz"))
     for path in runs[:8]:
         assert read_ranking(path, 100).docids == docids_of_read_run(path, 100), path
+
+
+def test_an_allowed_empty_file_is_a_run_without_topics(write):
+    path = write("empty.run", "")
+    assert read_ranking(path, allow_empty=True).docids == {}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Optional
 
@@ -29,6 +31,9 @@ console = Console(stderr=True)
 
 WorkspaceOpt = typer.Option(None, "-w", "--workspace", help="Workspace folder (holds qrelkit.sqlite and exports).")
 JsonOpt = typer.Option(False, "--json", help="Print exactly one JSON object on stdout instead of tables.")
+AllowEmptyOpt = typer.Option(
+    False, "--allow-empty", help="Accept empty qrels and run files (by default an empty one is an error: usually the wrong file)."
+)
 
 
 def print_json(obj: Any) -> None:
@@ -53,3 +58,20 @@ def require_workspace(workspace: Optional[Path]) -> Path:
     if workspace is None:
         raise UsageError("this command needs a workspace: pass -w/--workspace DIR")
     return workspace
+
+
+@contextmanager
+def writing(out: Path, folder: bool = False) -> Iterator[None]:
+    """Around code that writes ``out`` (a file, or with ``folder`` a folder of
+    files): a path of the wrong kind or one that cannot be written becomes one
+    line naming it, not a traceback from deep inside the writer."""
+    from qrelkit.errors import InputError
+
+    if folder and out.exists() and not out.is_dir():
+        raise InputError(out, None, "exists and is not a folder (--out names a folder to write into)")
+    if not folder and out.is_dir():
+        raise InputError(out, None, "is a folder (--out names the file to write)")
+    try:
+        yield
+    except OSError as e:
+        raise InputError(e.filename or out, None, f"cannot write: {e.strerror or e}") from None

@@ -7,7 +7,16 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._app import (
+    AllowEmptyOpt,
+    JsonOpt,
+    WorkspaceOpt,
+    app,
+    console,
+    print_json,
+    require_workspace,
+    writing,
+)
 from qrelkit.errors import UsageError
 
 
@@ -34,6 +43,7 @@ def init(
     docs: Path = typer.Option(..., "--docs", help="Docs: JSONL (docid, text, optional title) or TSV; .gz is fine."),
     qrels: Optional[Path] = typer.Option(None, "--qrels", help="Existing qrels (TREC format) to complete or audit."),
     runs: Optional[List[str]] = typer.Option(None, "--runs", help="Runs: files, folders or globs (TREC 6-column, .gz ok)."),
+    allow_empty: bool = AllowEmptyOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Create (or refresh) a workspace from a collection: topics, docs, qrels, runs.
@@ -48,7 +58,7 @@ def init(
         task = prog.add_task("loading docs", total=None)
         counts = load_collection(
             store, str(topics), str(docs), str(qrels) if qrels else None, list(runs or ()),
-            on_docs=lambda n: prog.update(task, completed=n), force=True,
+            on_docs=lambda n: prog.update(task, completed=n), force=True, allow_empty=allow_empty,
         )
     counts.pop("reloaded", None)
     out = {"workspace": str(ws), **counts}
@@ -104,6 +114,7 @@ def holes(
     threshold: str = typer.Option(
         "auto", "--threshold", help="Grade at or above which a label is relevant: auto (1 for binary qrels, 2 for "
                                     "graded) or a number."),
+    allow_empty: bool = AllowEmptyOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Per-run Judged@k and Unjudged@k, the unlabelled pooled pairs, and with new labels Hole@k."""
@@ -112,7 +123,7 @@ def holes(
 
     if workspace is None and (not runs or qrels is None):
         raise UsageError("pass -w/--workspace, or both --runs and --qrels")
-    run_list, qrel_pairs, new_pairs = _holes_inputs(workspace, runs, qrels, new_qrels)
+    run_list, qrel_pairs, new_pairs = _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty)
     if not run_list:
         raise UsageError("no runs to measure")
     thr = resolve_threshold(threshold, qrel_pairs, qrels or f"{workspace} (original qrels)")
@@ -154,21 +165,21 @@ def _print_saturation(sat: dict) -> None:
     console.print(table)
 
 
-def _holes_inputs(workspace, runs, qrels, new_qrels):
+def _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty: bool = False):
     """Runs, original qrels and new labels (or None) from files, else from the workspace."""
     from qrelkit.data import load_qrels, read_runs
 
     with console.status("reading runs and qrels"):
-        run_list = read_runs(list(runs)) if runs else None
-        qrel_pairs = dict(load_qrels(str(qrels)).pairs) if qrels else None
-        new_pairs = dict(load_qrels(str(new_qrels)).pairs) if new_qrels else None
+        run_list = read_runs(list(runs), allow_empty=allow_empty) if runs else None
+        qrel_pairs = dict(load_qrels(str(qrels), allow_empty=allow_empty).pairs) if qrels else None
+        new_pairs = dict(load_qrels(str(new_qrels), allow_empty=allow_empty).pairs) if new_qrels else None
     if workspace is not None and (run_list is None or qrel_pairs is None or new_pairs is None):
         from qrelkit.merge import merge
         from qrelkit.store import Store
 
         with Store.open(workspace) as store:
             if run_list is None:
-                run_list = read_runs([p for _, p, _ in store.runs()])
+                run_list = read_runs([p for _, p, _ in store.runs()], allow_empty=True)  # accepted when loaded
             if qrel_pairs is None:
                 qrel_pairs = store.qrels()
             if new_pairs is None and store.judgments():
@@ -199,7 +210,8 @@ def export(
 
             method = parse_spec(method).canonical
         result = merge(store, method=method, model=model)
-        side = write_merged(result, out)
+        with writing(out):
+            side = write_merged(result, out)
     payload = {"out": str(out), "provenance": str(side), "method": result.method, "model": result.model,
                **result.counts()}
     _emit(payload, as_json, "export")

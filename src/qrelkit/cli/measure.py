@@ -11,7 +11,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json
+from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, WorkspaceOpt, app, console, print_json
 from qrelkit.errors import UsageError
 
 simulate_app = typer.Typer(help="Simulations on real data (pool bias).", no_args_is_help=True)
@@ -46,25 +46,25 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-def _load_versions(paths: list[str]) -> list[tuple[str, dict]]:
+def _load_versions(paths: list[str], allow_empty: bool = False) -> list[tuple[str, dict]]:
     from qrelkit.data import load_qrels
 
     names = _unique([_qrels_name(p) for p in paths])
-    return [(n, dict(load_qrels(p).pairs)) for n, p in zip(names, paths)]
+    return [(n, dict(load_qrels(p, allow_empty=allow_empty).pairs)) for n, p in zip(names, paths)]
 
 
-def _read_runs(runs: Optional[List[str]]):
+def _read_runs(runs: Optional[List[str]], allow_empty: bool = False):
     from qrelkit.data import read_runs
 
     if not runs:
         raise UsageError("pass at least one --runs PATH (file, folder or glob)")
-    out = read_runs(list(runs))
+    out = read_runs(list(runs), allow_empty=allow_empty)
     if not out:
         raise UsageError("no runs found")
     return out
 
 
-def _evaluate_streaming(runs, versions, specs, threshold: int, judged_only: bool):
+def _evaluate_streaming(runs, versions, specs, threshold: int, judged_only: bool, allow_empty: bool = False):
     """Score runs read one at a time (fast reader, top max-cut-off only), named
     as :func:`qrelkit.data.runs.unique_names` would; returns the scores and the
     seconds spent reading. All runs in memory at once cost 650 MB on TREC DL
@@ -83,7 +83,7 @@ def _evaluate_streaming(runs, versions, specs, threshold: int, judged_only: bool
 
     def stream():
         nonlocal read
-        it = iter_rankings(list(runs), depth)
+        it = iter_rankings(list(runs), depth, allow_empty)
         while True:
             t = time.perf_counter()
             r = next(it, None)
@@ -281,6 +281,7 @@ def evaluate(
     run_meta: Optional[Path] = typer.Option(None, "--run-meta", help="JSON/TOML: run name -> {\"model\": ...}."),
     judge_model: Optional[List[str]] = typer.Option(None, "--judge-model", help="Model of the LLM judge (circularity check)."),
     workspace: Optional[Path] = WorkspaceOpt,
+    allow_empty: bool = AllowEmptyOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Score runs under one or more qrels versions; compare rankings and significance between versions."""
@@ -290,7 +291,7 @@ def evaluate(
     t0 = time.perf_counter()
     if not qrels:
         raise UsageError("pass at least one --qrels QRELS")
-    versions = _load_versions(list(qrels))
+    versions = _load_versions(list(qrels), allow_empty)
     thr = _threshold(threshold, versions[0][1], qrels[0])
     threshold = thr.value
     specs = resolve_measures(_split_measures(measures) or list(DEFAULT_MEASURES), threshold)
@@ -299,7 +300,7 @@ def evaluate(
     if rank_measure not in keys:
         specs = specs + resolve_measures([rank_measure], threshold)
         keys.append(rank_measure)
-    scored, t_read = _evaluate_streaming(runs, versions, specs, threshold, judged_only)
+    scored, t_read = _evaluate_streaming(runs, versions, specs, threshold, judged_only, allow_empty)
     t_eval = time.perf_counter() - t0 - t_read
     systems = scored[0].systems
     if len(scored) > 1:  # imported here: scipy and statsmodels cost 60 MB that one version never uses

@@ -6,10 +6,10 @@ a malformed line as one :class:`qrelkit.errors.InputError` of the form
 ir_datasets as ``irds:<dataset-id>`` (optional extra ``qrelkit[irds]``).
 """
 from qrelkit.data._open import open_text, open_write
-from qrelkit.data.docs import DocIndex, read_docs
+from qrelkit.data.docs import DocIndex, read_docs, unique_docs
 from qrelkit.data.qrels import QrelsFile, as_pairs, load_qrels, read_qrels, write_qrels
 from qrelkit.data.runs import Run, expand_paths, read_run, read_runs, trec_eval_order, write_run
-from qrelkit.data.topics import load_topics, read_topics
+from qrelkit.data.topics import load_topics, read_topics, unique_topics
 
 __all__ = [
     "DocIndex",
@@ -27,6 +27,8 @@ __all__ = [
     "read_runs",
     "read_topics",
     "trec_eval_order",
+    "unique_docs",
+    "unique_topics",
     "write_qrels",
     "write_run",
 ]

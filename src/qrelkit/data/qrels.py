@@ -5,8 +5,10 @@ integers; negative grades (some TREC tracks use -1 or -2 for spam or junk) are
 kept as they are, so that a qrels file survives a read/write round trip
 unchanged; they count as non-relevant wherever a threshold is applied.
 
-An empty qrels file is valid: a collection being built from scratch has no
-labels yet, and every pooled pair is then a hole.
+An empty qrels file is an error unless the caller allows it
+(``allow_empty=True``; on the command line ``--allow-empty``): scoring against
+no labels prints a table of zeros, so an empty file is almost always the wrong
+file. A collection built from scratch passes no qrels at all.
 
 Duplicates: an identical repeated line is harmless (it often comes from
 concatenating files) and is counted, not fatal. Two *different* grades for the
@@ -46,30 +48,34 @@ def _parse(path: PathLike, lineno: int, line: str) -> Qrel:
     return Qrel(qid, docid, value)
 
 
-def _iter_with_lines(path: PathLike) -> Iterator[tuple[int, Qrel]]:
+def _iter_with_lines(path: PathLike, allow_empty: bool) -> Iterator[tuple[int, Qrel]]:
+    n = 0
     if irds.is_irds(path):
         for n, (qid, docid, grade) in enumerate(irds.iter_qrel_fields(str(path)), start=1):
             yield n, Qrel(qid, docid, grade)
-        return
-    for lineno, line in iter_lines(path):
-        yield lineno, _parse(path, lineno, line)
+    else:
+        for n, line in iter_lines(path):
+            yield n, _parse(path, n, line)
+    if n == 0 and not allow_empty:
+        raise InputError(path, None, "no labels found (the qrels file is empty)")
 
 
-def read_qrels(path: PathLike, allow_conflicts: bool = False) -> Iterator[Qrel]:
+def read_qrels(path: PathLike, allow_conflicts: bool = False, allow_empty: bool = False) -> Iterator[Qrel]:
     """Stream the labels of a qrels file (or an ``irds:`` dataset).
 
     By default each pair is yielded once: identical duplicate lines are
     skipped and conflicting grades raise :class:`InputError` naming both lines.
     With ``allow_conflicts=True`` every line is yielded as it is, in file order
     (a multi-assessor file has one line per assessor and pair); nothing is
-    remembered then, so memory stays constant.
+    remembered then, so memory stays constant. An empty file is an
+    :class:`InputError` unless ``allow_empty``.
     """
     if allow_conflicts:
-        for _, qrel in _iter_with_lines(path):
+        for _, qrel in _iter_with_lines(path, allow_empty):
             yield qrel
         return
     seen: dict[Pair, tuple[int, int]] = {}
-    for lineno, qrel in _iter_with_lines(path):
+    for lineno, qrel in _iter_with_lines(path, allow_empty):
         pair = (qrel.qid, qrel.docid)
         before = seen.get(pair)
         if before is None:
@@ -121,12 +127,13 @@ class QrelsFile:
             yield Qrel(qid, docid, grade)
 
 
-def load_qrels(path: PathLike) -> QrelsFile:
-    """Read a qrels file into memory, rejecting conflicting labels (see module doc)."""
+def load_qrels(path: PathLike, allow_empty: bool = False) -> QrelsFile:
+    """Read a qrels file into memory, rejecting conflicting labels and, unless
+    ``allow_empty``, an empty file (see module doc)."""
     pairs: dict[Pair, int] = {}
     lines: dict[Pair, int] = {}
     duplicates = 0
-    for lineno, qrel in _iter_with_lines(path):
+    for lineno, qrel in _iter_with_lines(path, allow_empty):
         pair = (qrel.qid, qrel.docid)
         if pair in pairs:
             if pairs[pair] != qrel.grade:

@@ -100,20 +100,23 @@ def _ordered_docids(
     return {uniques[c[a]]: tuple(d[a:b].tolist()) for a, b in zip(starts, ends)}
 
 
-def read_ranking(path: PathLike, max_depth: int | None = None) -> Ranking:
-    """One run file as a :class:`Ranking`; errors as :func:`read_run` reports them."""
+def read_ranking(path: PathLike, max_depth: int | None = None, allow_empty: bool = False) -> Ranking:
+    """One run file as a :class:`Ranking`; errors as :func:`read_run` reports them
+    (an empty file is one unless ``allow_empty``)."""
     fast = _fast(path, max_depth)
     if fast is not None:
         return fast
-    return _from_run(read_run(path, max_depth=max_depth))
+    return _from_run(read_run(path, max_depth=max_depth, allow_empty=allow_empty))
 
 
-def iter_rankings(paths: Sequence[PathLike], max_depth: int | None = None) -> Iterator[Ranking]:
+def iter_rankings(
+    paths: Sequence[PathLike], max_depth: int | None = None, allow_empty: bool = False
+) -> Iterator[Ranking]:
     """Rankings of every file named by ``paths`` (files, folders, globs), one at
     a time, so that a caller holds one run in memory. Names are the files'
     tags; settle clashes at the end with :func:`final_names`."""
     for f in expand_paths(list(paths)):
-        yield read_ranking(f, max_depth)
+        yield read_ranking(f, max_depth, allow_empty)
 
 
 def final_names(rankings: Sequence[Ranking]) -> list[str]:
