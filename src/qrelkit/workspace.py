@@ -95,7 +95,8 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
             f"{store.workspace}: the workspace has no runs; add them with "
             f"`qrelkit init -w {store.workspace} ... --runs PATH`"
         )
-    runs = read_runs([p for _, p, _ in stored], allow_empty=True)  # accepted when loaded
+    # only the top `depth` of each topic is pooled: reading deeper keeps whole runs in memory
+    runs = read_runs([p for _, p, _ in stored], max_depth=depth, allow_empty=True)  # accepted when loaded
     qrels = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
     topics = store.topics()
     cases = build_pool(runs, depth=depth, human_depth=human_depth or None, qrels=qrels, topics=list(topics)).cases
@@ -103,13 +104,12 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
     keep = {(c.qid, c.docid) for c in cases}
     stale = store.remove_cases_except(keep)
     store.set_meta("pool", {"depth": depth, "human_depth": human_depth})
-    have_text = store.docids()
     shares = Counter((c.share, c.judged) for c in cases)
     return {
         "depth": depth, "human_depth": human_depth, "pooled": len(cases),
         "holes": sum(1 for c in cases if not c.judged),
         "people": shares[("people", False)], "llm": shares[("llm", False)],
         "judged": sum(1 for c in cases if c.judged),
-        "no_text": sum(1 for c in cases if c.docid not in have_text),
+        "no_text": store.cases_without_text(),
         "changed": changed + stale, "unchanged": unchanged,
     }

@@ -100,6 +100,14 @@ class CollectionStore:
     def docids(self) -> set[str]:
         return {d for (d,) in self.query("SELECT docid FROM docs")}
 
+    def cases_without_text(self) -> int:
+        """Pooled cases whose document has no text here: counted in SQL, because
+        reading every docid of a million-document corpus into a set cost
+        ~100 MB and most of `pool`'s time (benchmarks/scale.py)."""
+        return self.scalar(
+            "SELECT COUNT(*) FROM cases c WHERE NOT EXISTS (SELECT 1 FROM docs d WHERE d.docid = c.docid)"
+        )
+
     def doc_count(self) -> int:
         return self.scalar("SELECT COUNT(*) FROM docs")
 
