@@ -49,12 +49,18 @@ from qrelkit.judges.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
 from qrelkit.store import Store
 
+class Forget(list):  # the scripted backend keeps every request for tests; a benchmark must not
+    def append(self, item):
+        pass
+
 def answer(messages, params):
     h = zlib.crc32(messages[-1].content.encode()) % 4  # deterministic, no model
     return {"reason": "scripted", "grade": h}
 
 with Store.open(sys.argv[1]) as store:
-    client = Client(ScriptedBackend(answer), store=store, backoff_base=0.0, concurrency=64)
+    backend = ScriptedBackend(answer)
+    backend.requests = Forget()
+    client = Client(backend, store=store, backoff_base=0.0, concurrency=64)
     s = run_judging(store, "zeroshot", client, task="graded", share="llm", concurrency=64)
     print(json.dumps({"judged": s.judged, "calls": s.calls}), file=sys.stderr)
 """

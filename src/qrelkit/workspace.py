@@ -47,7 +47,7 @@ def load_collection(
     read again unless ``force``. An empty qrels or run file is refused unless
     ``allow_empty``.
     """
-    from qrelkit.data import expand_paths, load_qrels, read_runs, unique_docs, unique_topics
+    from qrelkit.data import expand_paths, load_qrels, unique_docs, unique_topics
 
     run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []
     inputs = {"topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None, "runs": run_paths}
@@ -60,7 +60,7 @@ def load_collection(
     topic_list = list(topic_reader)
     qrels_file = load_qrels(str(qrels), allow_empty=allow_empty) if qrels else None
     qrels_list = list(qrels_file.qrels()) if qrels_file else []
-    run_list = read_runs(run_paths, allow_empty=allow_empty) if run_paths else []
+    run_names = _run_names(run_paths, allow_empty)
     store.upsert_topics(topic_list)
 
     doc_reader = unique_docs(str(docs))
@@ -73,13 +73,24 @@ def load_collection(
 
     n_docs = store.upsert_docs(_docs())
     store.upsert_qrels(qrels_list)
-    for run in run_list:
-        store.upsert_run(run.name, str(run.path))
-    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_list),
+    for name, path in zip(run_names, run_paths):
+        store.upsert_run(name, path)
+    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_names),
               "duplicates": {"topics": topic_reader.duplicates, "docs": doc_reader.duplicates,
                              "qrels": qrels_file.duplicates if qrels_file else 0}}
     store.set_meta("inputs", {"inputs": inputs, "fingerprint": fp, "counts": counts})
     return {**counts, "reloaded": True}
+
+
+def _run_names(run_paths: list[str], allow_empty: bool) -> list[str]:
+    """Every run file checked (a bad one is an InputError naming its line) and
+    named, one file at a time: only names and paths are stored, so holding all
+    runs in memory while the documents load (300 MB at 10^5 pooled pairs,
+    benchmarks/scale.py) bought nothing."""
+    from qrelkit.data.rankings import Ranking, final_names, iter_rankings
+
+    stubs = [Ranking(r.name, r.path, {}, r.tags) for r in iter_rankings(run_paths, 0, allow_empty)]
+    return final_names(stubs)
 
 
 def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
