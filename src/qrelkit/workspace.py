@@ -87,6 +87,8 @@ def _run_names(run_paths: list[str], allow_empty: bool) -> list[str]:
     named, one file at a time: only names and paths are stored, so holding all
     runs in memory while the documents load (300 MB at 10^5 pooled pairs,
     benchmarks/scale.py) bought nothing."""
+    if not run_paths:
+        return []
     from qrelkit.data.rankings import Ranking, final_names, iter_rankings
 
     stubs = [Ranking(r.name, r.path, {}, r.tags) for r in iter_rankings(run_paths, 0, allow_empty)]
