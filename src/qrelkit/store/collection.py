@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple, Optional
+from typing import Any, Iterable, Iterator, NamedTuple, Optional
 
 from qrelkit.types import Case, Doc, Qrel, Topic
 
@@ -124,6 +124,10 @@ class CollectionStore:
 
     def qrels(self) -> dict[Pair, int]:
         return {(q, d): g for q, d, g in self.query("SELECT qid, docid, grade FROM qrels")}
+
+    def iter_qrels(self) -> Iterator[tuple[str, str, int]]:
+        """``(qid, docid, grade)`` in (qid, docid) order, streamed (see :meth:`iter_query`)."""
+        return self.iter_query("SELECT qid, docid, grade FROM qrels ORDER BY qid, docid")
 
     def max_qrel_grade(self) -> Optional[int]:
         """The largest grade of the qrels (None when there are none): tells binary from graded."""
