@@ -17,6 +17,7 @@ message saying which command serves the app.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,7 @@ class JobResult:
     qrels: Optional[Path] = None
     report: Optional[Path] = None
     evaluation: dict = field(default_factory=dict, hash=False)
+    rag: dict = field(default_factory=dict, hash=False)  # fill --rag: generate + grade (qrelkit.rag.workspace)
 
     def to_dict(self) -> dict:
         return {
@@ -56,7 +58,7 @@ class JobResult:
             "people": self.people, "merged": self.merged,
             "qrels": str(self.qrels) if self.qrels else None,
             "report": str(self.report) if self.report else None, "evaluation": self.evaluation,
-        }
+        } | ({"rag": self.rag} if self.rag else {})
 
 
 def default_method(job: str, model: str) -> str:
@@ -225,9 +227,14 @@ def fill(
     report: bool = True,
     read_cache: bool = True,
     progress: Optional[Callable] = None,
+    rag: bool = False,
     **options,
 ) -> JobResult:
     """Complete an existing collection (see module docstring).
+
+    ``rag``: also generate answers from every run's top-10 and grade them
+    (:mod:`qrelkit.rag.workspace`), so the report shows retrieval–generation
+    alignment before and after.
 
     ``options`` override the plan: topics, docs, qrels, runs, depth, method,
     model, task, budget, concurrency, prefilter, limit, threshold. The people's
@@ -243,7 +250,15 @@ def fill(
 
         pool = pool_workspace(store, depth=plan.depth, human_depth=0)
         plan = plan.override(task=fill_task(store, plan.task))
-        return _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
+        rag_summary = _rag(store, plan, read_cache) if rag else {}
+        result = _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
+        return dataclasses.replace(result, rag=rag_summary) if rag_summary else result
+
+
+def _rag(store: Store, plan: Plan, read_cache: bool) -> dict:
+    from qrelkit.rag.workspace import rag_in_workspace
+
+    return rag_in_workspace(store, _client(plan, store, read_cache), concurrency=plan.concurrency)
 
 
 def build(

@@ -11,7 +11,7 @@ from qrelkit.cli._app import app, console
 
 # Command groups, one module each; a module that is missing (work in progress)
 # must not break the others.
-_GROUPS = ("collection", "judging", "annotate", "measure", "jobs", "narratives")
+_GROUPS = ("collection", "judging", "annotate", "measure", "jobs", "narratives", "rag")
 for _name in _GROUPS:
     try:
         importlib.import_module(f"qrelkit.cli.{_name}")
@@ -23,7 +23,7 @@ for _name in _GROUPS:
 # Options that take several values after one flag (`--runs a.run b.run c.run`,
 # as a shell glob expands them). click has no variadic options, so argv is
 # rewritten to the repeated form (`--runs a.run --runs b.run ...`) first.
-VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods"})
+VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods", "--generation"})
 
 
 def expand_variadic(argv: list[str]) -> list[str]:

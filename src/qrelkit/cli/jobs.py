@@ -97,6 +97,8 @@ def fill(
     auto: bool = _Auto,
     no_cache: bool = _NoCache,
     no_report: bool = _NoReport,
+    rag: bool = typer.Option(False, "--rag", help="Also generate answers from each run's top-10 and grade them "
+                             "(topics need gold answers); the report then shows RAG alignment."),
     as_json: bool = JsonOpt,
 ) -> None:
     """Complete an existing collection: pool -> holes -> judge -> people or adjudicator -> merge -> report.
@@ -109,6 +111,7 @@ def fill(
     prog, cb = _progress_cb()
     with prog:
         result = jobs.fill(ws, _plan(plan), auto=auto, report=not no_report, read_cache=not no_cache, progress=cb,
+                           rag=rag,
                            topics=topics, docs=docs, qrels=qrels, runs=runs, depth=depth, method=method,
                            model=model, task=task, budget=budget, concurrency=concurrency, prefilter=prefilter,
                            limit=limit)

@@ -22,7 +22,9 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
+from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.report import plots
+from qrelkit.report.rag import rag_alignment, rag_figure, rag_section
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -80,6 +82,7 @@ class ReportInputs:
     notes: tuple[str, ...] = ()
     plan: Optional[dict] = None  # the job's plan as stored in the workspace (see qrelkit.plan)
     version: str = ""  # the qrelkit version that wrote the report
+    rag: tuple = ()  # GeneratorAlignment (qrelkit.evaluate.ragalign_multi); the section shows only with data
 
 
 @dataclass(frozen=True)
@@ -231,7 +234,7 @@ def build_report(inp: ReportInputs) -> dict:
                           "written_by": inp.plan.get("qrelkit_version")}, "")
         if inp.plan else _section(None, "no plan recorded (commands were run one by one)"),
         "qrelkit_version": inp.version or _version(),
-    }
+    } | ({"rag": rag_section(inp.rag)} if inp.rag else {})
 
 
 def _figures(inp: ReportInputs, data: dict) -> dict:
@@ -263,6 +266,7 @@ def _figures(inp: ReportInputs, data: dict) -> dict:
             png = plots.confusion(cm["matrix"], [str(c) for c in cm["classes"]], f"{r['name']} (graded)")
             if png:
                 figs["confusion"].append({"name": r["name"], "png": png})
+    figs["rag"] = rag_figure(inp.rag)
     return figs
 
 
@@ -351,6 +355,7 @@ def report_from_workspace(
         plan = store.get_meta("plan")
         command_runs = store.command_runs()
         merged_result = merge(store) if judgments else None
+        rag_generators = generators_from_store(store)
     merged = ({(m.qid, m.docid): m.grade for m in merged_result.labels} if merged_result is not None
               else dict(original))
     from qrelkit.evaluate.threshold import resolve_threshold
@@ -359,6 +364,8 @@ def report_from_workspace(
     threshold = thr.value
 
     runs = _workspace_runs(run_rows, notes)
+    rag = rag_alignment(rag_generators, runs, [(n, q) for n, q in (("original", original), ("merged", merged)) if q],
+                        threshold)
     versions: tuple = ()
     comparison = None
     holes: tuple = ()
@@ -427,6 +434,7 @@ def report_from_workspace(
         circularity=circ,
         notes=tuple(notes),
         plan=plan,
+        rag=rag,
     )
     return write_report(inputs, out)
 
