@@ -7,26 +7,23 @@ slower than reading the runs with ir_measures and scoring them directly, and
 about ten times as large (issue 19). Scoring needs neither the scores nor the
 file ranks once the order is known, and needs one run at a time.
 
-So a file is parsed by pandas' C reader (whitespace-separated, every column as
-text, no quoting, no NA guessing), checked column by column, ordered as
+So a file is split line by line into ``(score, docid)`` per topic, sorted as
 trec_eval orders it (score descending, ties by docid descending) and kept as
-tuples of docids. The rules are those of ``read_run``; when anything is off
-(a wrong column count, a bad score, a duplicate document, bad bytes, a corrupt
-gzip stream) the file is read again by ``read_run``, whose error names the
+tuples of docids. pandas' C reader was tried first: it was slower here (6.1 s
+against 4.3 s for the 61 runs) and twice the memory (its import alone is
+50 MB), because the sorting and grouping per topic cost more than the split.
+The rules are those of ``read_run``; when anything is off (a wrong column
+count, a bad score, a duplicate document, bad bytes, a corrupt gzip stream,
+an empty file) the file is read again by ``read_run``, whose error names the
 file and line. The fast path therefore never decides what is an error, it only
 decides that a file is clean.
 """
 from __future__ import annotations
 
-import csv
+import math
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-import numpy as np
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 from qrelkit.data._open import PathLike, open_binary
 from qrelkit.data.runs import Run, expand_paths, read_run, unique_names
@@ -48,56 +45,34 @@ def _from_run(run: Run) -> Ranking:
 
 
 def _fast(path: PathLike, max_depth: int | None) -> Ranking | None:
-    """The ranking parsed by pandas, or None when the file needs the careful reader."""
-    import pandas as pd
-
+    """The ranking of a clean file, or None when the file needs the careful reader."""
+    by_topic: dict[str, list[tuple[float, str]]] = {}
+    tags: list[str] = []
     try:
         with open_binary(path) as fh:
-            df = pd.read_csv(
-                fh, sep=r"\s+", header=None, dtype=str, quoting=csv.QUOTE_NONE,
-                na_filter=False, skip_blank_lines=True, engine="c", encoding="utf-8",
-            )
-    except Exception:  # noqa: BLE001 - empty file, a line longer than the first, bad bytes, bad gzip
+            for lineno, raw in enumerate(fh, start=1):
+                cols = raw.decode("utf-8").split()
+                if len(cols) != 6:
+                    if cols:
+                        return None
+                    continue  # blank lines are skipped, as read_run skips them
+                qid, _q0, docid, _rank, score, tag = cols
+                if lineno == 1 and qid.startswith("\ufeff"):
+                    qid = qid[1:]
+                by_topic.setdefault(qid, []).append((float(score), docid))
+                if tag not in tags:
+                    tags.append(tag)
+    except (ValueError, OSError, EOFError, zlib.error):  # a bad score or bad bytes: read_run names the line
         return None
-    # whitespace-separated fields are never empty, so "" marks a short line. (Reading
-    # only the four columns used would save memory, but pandas then accepts long lines.)
-    if df.shape[1] != 6 or (df[5] == "").any():
-        return None
-    try:
-        scores = df[4].astype(float).to_numpy()  # Python's float(): exact, as read_run
-    except ValueError:
-        return None
-    if np.isnan(scores).any() or df.duplicated([0, 2]).any():
-        return None
-    if df.iat[0, 0].startswith("\ufeff"):
-        df.iat[0, 0] = df.iat[0, 0][1:]
-    docids = _ordered_docids(df[0], scores, df[2].to_numpy(), max_depth)
-    tags = tuple(pd.unique(df[5]))
-    return Ranking(tags[0], str(path), docids, tags)
-
-
-def _ordered_docids(
-    qids: "pd.Series", scores: np.ndarray, docids: np.ndarray, max_depth: int | None
-) -> dict[str, tuple[str, ...]]:
-    """``{qid: docids}`` by score descending, ties by docid descending (trec_eval),
-    topics in file order. Sorting numbers is cheap; docids are ranked (a string
-    sort) only when some topic has tied scores."""
-    import pandas as pd
-
-    codes, uniques = pd.factorize(qids, sort=False)
-    keys: tuple[np.ndarray, ...] = (-scores, codes)
-    order = np.lexsort(keys)
-    same_q = codes[order][1:] == codes[order][:-1]
-    if (same_q & (scores[order][1:] == scores[order][:-1])).any():
-        # a fixed-width unicode array sorts in C, in code-point order as str does
-        doc_rank = np.unique(docids.astype(str), return_inverse=True)[1].reshape(-1)
-        order = np.lexsort((-doc_rank, -scores, codes))
-    c, d = codes[order], docids[order]
-    starts = np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1]
-    ends = np.r_[starts[1:], len(c)]
-    if max_depth is not None:
-        ends = np.minimum(ends, starts + max_depth)
-    return {uniques[c[a]]: tuple(d[a:b].tolist()) for a, b in zip(starts, ends)}
+    if not by_topic:
+        return None  # empty: read_run decides (an error unless allowed)
+    docids: dict[str, tuple[str, ...]] = {}
+    for qid, items in by_topic.items():
+        items.sort(reverse=True)  # trec_eval: score descending, ties by docid descending
+        if len({d for _, d in items}) != len(items) or any(math.isnan(sc) for sc, _ in items):
+            return None
+        docids[qid] = tuple(d for _, d in items[:max_depth])
+    return Ranking(tags[0], str(path), docids, tuple(tags))
 
 
 def read_ranking(path: PathLike, max_depth: int | None = None, allow_empty: bool = False) -> Ranking:
