@@ -138,7 +138,7 @@ def test_holes_new_relevant_and_saturation():
 
 
 def test_pool_exports_the_case_list(demo_ws, tmp_path):
-    from qrelkit.pool import read_cases
+    from qrelkit.data.cases import read_cases
 
     out = tmp_path / "cases.jsonl"
     res = json.loads(qk("pool", "-w", demo_ws, "--human-depth", "3", "--out", out, "--json").stdout)

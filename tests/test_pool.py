@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from qrelkit.data import Run, load_qrels, read_runs
+from qrelkit.data.cases import read_cases, write_cases
 from qrelkit.errors import InputError, UsageError
 from qrelkit.pool import (
     DEFAULT_DEPTH,
@@ -17,10 +18,8 @@ from qrelkit.pool import (
     build_pool,
     holes,
     holes_report,
-    read_cases,
     run_hole_rates,
     summarize_hole_rates,
-    write_cases,
 )
 from qrelkit.types import Case, Qrel, RunEntry, Topic
 

@@ -89,17 +89,15 @@ def holes(runs: Any, qrels: QrelsLike, depth: int = 10, new_qrels: Optional[Qrel
 def fill(workspace: Union[str, Path], plan: Union[str, Path, None] = None, *, auto: bool = False, **options):
     """Complete an existing collection; see :func:`qrelkit.jobs.fill`. ``plan`` may be a TOML path."""
     from qrelkit import jobs
-    from qrelkit.plan import load_plan
 
-    return jobs.fill(workspace, load_plan(plan) if plan else None, auto=auto, **options)
+    return jobs.fill(workspace, plan, auto=auto, **options)
 
 
 def build(workspace: Union[str, Path], plan: Union[str, Path, None] = None, *, auto: bool = False, **options):
     """Build a new collection by hybrid pooling; see :func:`qrelkit.jobs.build`."""
     from qrelkit import jobs
-    from qrelkit.plan import load_plan
 
-    return jobs.build(workspace, load_plan(plan) if plan else None, auto=auto, **options)
+    return jobs.build(workspace, plan, auto=auto, **options)
 
 
 def judgments(workspace: Union[str, Path]):

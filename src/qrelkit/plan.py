@@ -57,7 +57,7 @@ class Plan:
     runs: tuple[str, ...] = ()
     depth: int = 10
     human_depth: int = 3
-    method: Optional[str] = None  # None: chosen by the job and the model (see jobs.default_method)
+    method: Optional[str] = None  # None: chosen by the job and the model (see judges.auto_method)
     model: str = "local"
     task: str = "auto"
     budget: Optional[str] = None
@@ -119,7 +119,9 @@ def load_plan(path: Path | str) -> Plan:
             values[key] = _resolve(base, values[key])
     if "runs" in values:
         values["runs"] = tuple(_resolve(base, r) for r in values["runs"])
-    return Plan(**values)
+    plan = Plan(**values)
+    _check_specs(path, text, plan)
+    return plan
 
 
 # The type of each plan key: what TOML value it takes, checked before use so
@@ -155,6 +157,38 @@ def _prices(path: Path, table: Any) -> tuple[tuple[str, float, float], ...]:
             raise InputError(path, None, f"[prices.\"{model}\"] takes only input and output ($ per million tokens)")
         prices.append((model, float(p.get("input", 0.0)), float(p.get("output", 0.0))))
     return tuple(prices)
+
+
+def _check_specs(path: Path, text: str, plan: Plan) -> None:
+    """Read the plan's spec strings now, so that a typo names the plan file and its line
+    instead of surfacing later, mid-job, as a bare option error."""
+    from qrelkit.errors import UsageError
+    from qrelkit.judges import parse_prefilter, resolve_method
+    from qrelkit.llm.spec import parse_spec as parse_model
+
+    for key, value, parse in (
+        ("model", plan.model, parse_model),
+        ("method", plan.method, lambda v: resolve_method(v, plan.model)),
+        ("prefilter", plan.prefilter, parse_prefilter),
+    ):
+        if value is None or (key == "prefilter" and value == ""):
+            continue
+        try:
+            parse(value)
+        except UsageError as e:
+            raise InputError(path, _line_of(text, key), str(e)) from None
+
+
+def _line_of(text: str, key: str) -> Optional[int]:
+    """The line of ``key = ...`` in the [judge] table (1-based), if it can be found."""
+    section = ""
+    for lineno, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[] ")
+        elif section == "judge" and stripped.split("=", 1)[0].strip() == key:
+            return lineno
+    return None
 
 
 def _resolve(base: Path, value: str) -> str:

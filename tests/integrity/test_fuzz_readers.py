@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qrelkit.data import DocIndex, load_qrels, load_topics, read_qrels, read_run, unique_docs
+from qrelkit.data.cases import read_cases
 from qrelkit.errors import InputError
 from qrelkit.evaluate.circularity import read_run_meta
 from qrelkit.evaluate.leaveout import read_groups
 from qrelkit.evaluate.ragalign import read_generation
 from qrelkit.evaluate.stability import read_combination
 from qrelkit.plan import _SECTIONS, load_plan
-from qrelkit.pool import read_cases
 
 TOKENS = ["q1", "q2", "d1", "d2", "0", "1", "2", "-1", "Q0", "2.5", "nan", "inf", "-inf", "1e999", "x", "",
           "{", "}", "[", "]", '"', ":", ",", "=", "true", "null", "qid", "docid", "text", "ü", "\u2028", "\x00",

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import typer
 from rich.console import Console
@@ -58,6 +58,26 @@ def require_workspace(workspace: Optional[Path]) -> Path:
     if workspace is None:
         raise UsageError("this command needs a workspace: pass -w/--workspace DIR")
     return workspace
+
+
+@contextmanager
+def judging_progress(transient: bool = False) -> Iterator[Callable[[Any], None]]:
+    """A progress bar on stderr for anything that judges (judge, fill, build, demo), fed by the
+    runner's ProgressUpdate callbacks: cases done, calls (cached), tokens, cost, escalations (errors)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[info]}"), console=console, transient=transient) as prog:
+        task = prog.add_task("judging", total=None, info="")
+
+        def update(p: Any) -> None:
+            info = (
+                f"calls {p.calls} (cached {p.cache_hits}) · tokens {p.prompt_tokens}+{p.completion_tokens}"
+                f" · ${p.cost_usd:.4f} · escalations {p.escalations} (errors {p.errors})"
+            )
+            prog.update(task, total=p.total, completed=p.done, info=info)
+
+        yield update
 
 
 @contextmanager

@@ -86,7 +86,7 @@ def pool(
     with Store.open(ws) as store:
         counts = pool_workspace(store, depth=depth, human_depth=human_depth)
         if out is not None:
-            from qrelkit.pool import write_cases
+            from qrelkit.data.cases import write_cases
 
             counts["cases_file"] = str(out)
             write_cases(out, store.cases())

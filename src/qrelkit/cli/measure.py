@@ -12,7 +12,10 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, WorkspaceOpt, app, console, print_json
+from qrelkit.data.qrels import unique_names as _unique
+from qrelkit.data.qrels import version_name as _qrels_name
 from qrelkit.errors import UsageError
+from qrelkit.specs import split_list
 
 simulate_app = typer.Typer(help="Simulations on real data (pool bias).", no_args_is_help=True)
 app.add_typer(simulate_app, name="simulate")
@@ -26,26 +29,6 @@ RunsOpt = typer.Option(None, "--runs", help="Runs: files, folders or globs (repe
 
 
 # ------------------------------------------------------------------ helpers
-def _qrels_name(path: str) -> str:
-    """A qrels version's label: the file name without .gz and qrels suffixes."""
-    name = Path(path).name
-    for suffix in (".gz", ".txt", ".tsv", ".qrels", ".qrel", ".trec"):
-        if name.lower().endswith(suffix) and len(name) > len(suffix):
-            name = name[: -len(suffix)]
-    return name
-
-
-def _unique(names: list[str]) -> list[str]:
-    out: list[str] = []
-    for n in names:
-        final, i = n, 2
-        while final in out:
-            final = f"{n}-{i}"
-            i += 1
-        out.append(final)
-    return out
-
-
 def _load_versions(paths: list[str], allow_empty: bool = False) -> list[tuple[str, dict]]:
     from qrelkit.data import load_qrels
 
@@ -108,23 +91,9 @@ def _threshold(spec: str, reference, path):
 
 
 def _split_measures(values: Optional[List[str]]) -> list[str]:
-    """Measures from repeated options and/or comma lists; commas inside
-    parentheses belong to ir_measures parameters."""
-    out: list[str] = []
-    for v in values or []:
-        depth, cur = 0, ""
-        for ch in v:
-            if ch in "({":
-                depth += 1
-            elif ch in ")}":
-                depth -= 1
-            if ch == "," and depth == 0:
-                out.append(cur.strip())
-                cur = ""
-            else:
-                cur += ch
-        out.append(cur.strip())
-    return [m for m in out if m]
+    """Measures from repeated options and/or comma lists (commas inside
+    parentheses belong to ir_measures parameters)."""
+    return [m for v in values or [] for m in split_list(v)]
 
 
 def _fmt(v: object) -> str:

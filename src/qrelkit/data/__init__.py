@@ -6,6 +6,7 @@ a malformed line as one :class:`qrelkit.errors.InputError` of the form
 ir_datasets as ``irds:<dataset-id>`` (optional extra ``qrelkit[irds]``).
 """
 from qrelkit.data._open import open_text, open_write
+from qrelkit.data.cases import read_cases, write_cases
 from qrelkit.data.docs import DocIndex, read_docs, unique_docs
 from qrelkit.data.qrels import QrelsFile, as_pairs, load_qrels, read_qrels, write_qrels
 from qrelkit.data.runs import Run, expand_paths, read_run, read_runs, trec_eval_order, write_run
@@ -21,6 +22,7 @@ __all__ = [
     "load_topics",
     "open_text",
     "open_write",
+    "read_cases",
     "read_docs",
     "read_qrels",
     "read_run",
@@ -29,6 +31,7 @@ __all__ = [
     "trec_eval_order",
     "unique_docs",
     "unique_topics",
+    "write_cases",
     "write_qrels",
     "write_run",
 ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from qrelkit.data import irds
 from qrelkit.data._open import PathLike, iter_lines, open_write
@@ -185,3 +186,29 @@ def write_qrels(path: PathLike, qrels: QrelsLike) -> int:
         for r in items:
             fh.write(f"{r.qid} 0 {r.docid} {int(r.grade)}\n")
     return len(items)
+
+
+# Suffixes a qrels file name carries that say nothing about the version it holds.
+_VERSION_SUFFIXES = (".gz", ".txt", ".tsv", ".qrels", ".qrel", ".trec")
+
+
+def version_name(path: PathLike) -> str:
+    """A qrels version's label: the file name without .gz and qrels suffixes
+    (``qrels.merged.txt.gz`` -> ``qrels.merged``)."""
+    name = Path(path).name
+    for suffix in _VERSION_SUFFIXES:
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def unique_names(names: Iterable[str]) -> list[str]:
+    """The names in order, a repeated one numbered (``a``, ``a-2``, ...), so versions can be told apart."""
+    out: list[str] = []
+    for n in names:
+        final, i = n, 2
+        while final in out:
+            final = f"{n}-{i}"
+            i += 1
+        out.append(final)
+    return out

@@ -8,7 +8,8 @@ The HTML is rendered by Jinja2 with autoescaping on, because run names,
 narratives and rationales are user text.
 
 Use :func:`write_report` with explicit :class:`ReportInputs` from Python, or
-:func:`report_from_workspace` to gather everything from a workspace.
+:func:`report_from_store` to gather everything from an open workspace (a job
+passes the merge it just made), :func:`report_from_workspace` from a folder.
 """
 from __future__ import annotations
 
@@ -91,6 +92,7 @@ class ReportFiles:
     json: Path
     sections: dict = field(default_factory=dict, hash=False)  # section -> "ok" | reason it is empty
     threshold: dict = field(default_factory=dict, hash=False)  # {"threshold", "threshold_source"} when known
+    data: dict = field(default_factory=dict, hash=False, repr=False)  # the JSON twin's content
 
 
 # ---------------------------------------------------------------- sections
@@ -291,7 +293,8 @@ def write_report(inp: ReportInputs, out: Union[str, Path]) -> ReportFiles:
     json_path.write_text(json.dumps(_clean(data), indent=2, default=_default) + "\n", encoding="utf-8")
     sections = {k: ("ok" if v.get("available") else v.get("reason")) for k, v in data.items()
                 if isinstance(v, dict) and "available" in v}
-    return ReportFiles(out, json_path, sections, inp.threshold.to_dict() if inp.threshold is not None else {})
+    return ReportFiles(out, json_path, sections, inp.threshold.to_dict() if inp.threshold is not None else {},
+                       _clean(data))
 
 
 def _num(v: Any, digits: int = 4) -> str:
@@ -339,23 +342,42 @@ def report_from_workspace(
     seed: int = 0,
     threshold: Union[str, int] = "auto",
 ) -> ReportFiles:
-    """Gather a workspace's state (original and merged qrels, runs, judgments,
-    costs, narratives) into a report. The "after" qrels are the merged ones
-    (original + human + the latest judge's labels, see :mod:`qrelkit.merge`)."""
-    from qrelkit.merge import merge
+    """:func:`report_from_store` on a workspace folder (``qrelkit report``)."""
     from qrelkit.store import Store
 
-    notes: list[str] = []
     with Store.open(workspace) as store:
-        original = store.qrels()
-        judgments = store.judgments()
-        run_rows = store.runs()
-        stored_narratives = store.narratives()
-        narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
-        plan = store.get_meta("plan")
-        command_runs = store.command_runs()
-        merged_result = merge(store) if judgments else None
-        rag_generators = generators_from_store(store)
+        return report_from_store(store, out, measure=measure, depth=depth, orders=orders, seed=seed,
+                                 threshold=threshold)
+
+
+def report_from_store(
+    store: Any,
+    out: Union[str, Path],
+    merged_result: Any = None,
+    measure: str = "nDCG@10",
+    depth: int = 10,
+    orders: int = 10,
+    seed: int = 0,
+    threshold: Union[str, int] = "auto",
+) -> ReportFiles:
+    """Gather an open workspace's state (original and merged qrels, runs, judgments,
+    costs, narratives) into a report. The "after" qrels are ``merged_result``
+    (what a job just merged), else a fresh merge (original + human + the latest
+    judge's labels, see :mod:`qrelkit.merge`)."""
+    from qrelkit.merge import merge
+
+    notes: list[str] = []
+    workspace = store.workspace
+    original = store.qrels()
+    judgments = store.judgments()
+    run_rows = store.runs()
+    stored_narratives = store.narratives()
+    narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
+    plan = store.get_meta("plan")
+    command_runs = store.command_runs()
+    if merged_result is None and judgments:
+        merged_result = merge(store)
+    rag_generators = generators_from_store(store)
     merged = ({(m.qid, m.docid): m.grade for m in merged_result.labels} if merged_result is not None
               else dict(original))
     from qrelkit.evaluate.threshold import resolve_threshold
