@@ -92,7 +92,7 @@ def iter_merged(store: Store, method: Optional[str], model: Optional[str]) -> It
     def scale(j) -> int:
         if binary and j.label is not None:
             return int(j.label)
-        return j.grade if j.grade is not None else int(j.label)
+        return j.effective_grade
 
     original = ((q, d, 0, g) for q, d, g in store.iter_qrels())
     people = ((j.qid, j.docid, 1, j) for j in store.iter_judgments(PEOPLE_METHOD, source="human"))

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, number, register
-from qrelkit.judges.base import DROPPED, JudgeInput, Meter, Verdict
+from qrelkit.judges.base import DROPPED, ChainJudge, Judge, JudgeInput, Meter, Verdict
 from qrelkit.judges.likelihood import Scorer, recall_threshold, score_labelled
 from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
 
@@ -43,9 +43,8 @@ SCHEMA = {
 
 
 @register
-class Prefilter:
+class Prefilter(ChainJudge):
     NAME = "prefilter"
-    CHAINS = True
     PARAMS = {
         "by": Param("likelihood", choice("likelihood", "llm"), "how to score cases"),
         "keep": Param(0.95, number(0.0, 1.0), "recall of labelled relevant pairs to keep (by=likelihood)"),
@@ -53,9 +52,9 @@ class Prefilter:
         "calib": Param(200, integer(10), "at most this many labelled pairs for calibration"),
     }
 
-    def __init__(self, spec: Any, then: Any):
+    def __init__(self, spec: Any, then: Judge):
+        super().__init__(then)
         self.spec = str(spec)
-        self.then = then
         self.by: str = spec["by"]
         self.keep: float = spec["keep"]
         self.doc_tokens: int = spec["doc_tokens"]
@@ -64,11 +63,11 @@ class Prefilter:
         self.threshold: float = 0.0
         self.calibration: dict = {}
         own = frozenset({SCORE}) if self.by == "likelihood" else frozenset({CHAT, JSON_SCHEMA})
-        self.requires = own | frozenset(getattr(then, "requires", frozenset()))
+        self.requires = own | then.requires
 
     @property
     def needs_labels(self) -> bool:
-        return self.by == "likelihood" or bool(getattr(self.then, "needs_labels", False))
+        return self.by == "likelihood" or self.then.needs_labels
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         own = ("likelihood",) if self.by == "likelihood" else ("prefilter", f"task_{task_name}")
@@ -90,7 +89,7 @@ class Prefilter:
                         "threshold": self.threshold,
                         "recall": round(sum(k for k, y in zip(kept, labels) if y) / rel, 4),
                         "dropped_share": round(1 - sum(kept) / len(kept), 4),
-                        "calls": meter.calls,
+                        "calls": meter.usage.calls,
                     }
             if not self.calibration:
                 self.calibration = {
@@ -99,10 +98,9 @@ class Prefilter:
                     "note": "no labelled relevant pairs; threshold 0",
                 }
             out["prefilter"] = self.calibration
-        if hasattr(self.then, "prepare"):
-            inner = await self.then.prepare(labelled, client)
-            if inner:
-                out["judge"] = inner
+        inner = await self.then.prepare(labelled, client)
+        if inner:
+            out["judge"] = inner
         return out
 
     async def _check(self, inp: JudgeInput, client: Any, meter: Meter) -> tuple[bool, dict]:
@@ -158,10 +156,10 @@ class Prefilter:
                 grade=0,
                 rationale=why,
                 provenance={"prefilter": info},
-                **meter.totals(),
+                usage=meter.usage,
             )
         v: Verdict = await self.then(inp, client)
-        meter.add_verdict(v)
+        meter.add_usage(v.usage)
         prov = dict(v.provenance)
         prov["prefilter"] = info
-        return dataclasses.replace(v, provenance=prov, **meter.totals())
+        return dataclasses.replace(v, provenance=prov, usage=meter.usage)
