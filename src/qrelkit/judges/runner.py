@@ -203,6 +203,9 @@ async def arun_judging(
             if oracle is not None:
                 answer_from_oracle(store, selected, method, model, oracle)
         status = "done"
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        status = "interrupted"  # stopped by the user, not a failure: `status` says so
+        raise
     finally:
         used: Usage = client.usage - record.usage0
         summary = summarise(
