@@ -23,6 +23,7 @@ from typing import Optional
 from qrelkit.errors import UsageError
 from qrelkit.store import Store
 from qrelkit.store.waiting import PEOPLE_METHOD
+from qrelkit.types import Provenance
 
 Pair = tuple[str, str]
 LABELLED_STATUSES = ("consensus", "auto", "adjudicated", "dropped", "human", "oracle")
@@ -170,7 +171,7 @@ def _write_labels(labels: Iterable[MergedLabel], out: Path) -> Path:
                     {
                         "qid": label.qid, "docid": label.docid, "grade": label.grade, "source": label.source,
                         "status": label.status, "method": label.method, "model": label.model,
-                        "round": label.round, "provenance": json.loads(label.provenance or "{}"),
+                        "round": label.round, "provenance": dict(Provenance.parse(label.provenance).data),
                     },
                     sort_keys=True,
                 )
