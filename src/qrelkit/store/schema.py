@@ -75,6 +75,12 @@ MIGRATIONS: list[str] = [
         skipped_at REAL NOT NULL, PRIMARY KEY (session_hash, qid, docid));
     CREATE INDEX annot_votes_case ON annot_votes (qid, docid);
     """,
+    # 3 (signals): cached values of the cheap relevance signals (qrelkit.signals)
+    """
+    CREATE TABLE signal_values (
+        signal TEXT NOT NULL, version TEXT NOT NULL, qid TEXT NOT NULL, docid TEXT NOT NULL,
+        value TEXT NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (signal, version, qid, docid));
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
