@@ -155,7 +155,9 @@ def register(cls: type) -> type:
 
 def _load() -> None:
     # importing the modules registers them (idempotent; cheap after the first time)
-    from qrelkit.judges import confidence, debate, icl, likelihood, narrative, prefilter, zeroshot  # noqa: F401
+    from qrelkit.judges import (  # noqa: F401
+        confidence, debate, icl, learned, likelihood, narrative, prefilter, zeroshot,
+    )
 
 
 _PART = re.compile(r"^\s*([A-Za-z][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
