@@ -59,14 +59,16 @@ class JobResult:
         }
 
 
-def default_method(job: str, model: str) -> str:
+def default_method(job: str, model: str, labelled: bool = False) -> str:
     """The embedded model can only score likelihoods reliably (its yes/no and JSON
-    answers are at chance); a served model debates when filling holes and
-    judges with induced narratives when building from people's labels."""
+    answers are at chance), so with labelled pairs it judges with the learned
+    combination of cheap signals (likelihood among them), else with a calibrated
+    likelihood; a served model debates when filling holes and judges with induced
+    narratives when building from people's labels."""
     from qrelkit.judges import is_local_model
 
     if is_local_model(model):
-        return "likelihood(threshold=auto)"
+        return "learned" if labelled else "likelihood(threshold=auto)"
     return "debate" if job == "fill" else "narrative"
 
 
@@ -198,12 +200,16 @@ def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict
     """The steps both jobs share once the pool is ready: judge the LLM's share,
     stop for people if anything waits for them (unless ``auto``), else merge,
     evaluate and report."""
-    method = plan.method or default_method(job, plan.model)
+    from qrelkit.judges import has_labels
+
+    method, budget = plan.method or default_method(job, plan.model, has_labels(store)), plan.budget
+    if not plan.method and method == "learned" and budget:
+        method, budget = f"learned(budget={budget})", None  # a batch judge spends its own budget
     if plan.prefilter:
         method = f"{plan.prefilter}+{method}"
     if auto:
         method = _with_auto_adjudicator(method)
-    judge = _judge(store, plan, method, "llm", plan.budget, read_cache, progress)
+    judge = _judge(store, plan, method, "llm", budget, read_cache, progress)
     method_id, model_id = judge["method"], judge["model"]
     waiting = store.waiting_for_people().to_json()
     if waiting["waiting"] and not auto:

@@ -120,3 +120,27 @@ def test_a_bad_learned_spec_is_a_usage_error(spec):
 
 def test_the_canonical_spec_lists_the_default_signals():
     assert canonical("learned") == canonical("learned(signals=pmi+ql+dense+lexical+pool)")
+
+
+@pytest.mark.parametrize("labelled,budget,expected", [
+    (True, None, "learned"),
+    (True, "10%", "learned(budget=10%)"),
+    (False, None, "likelihood"),
+])
+def test_auto_on_the_embedded_model_learns_when_there_are_labels(labelled, budget, expected):
+    from qrelkit.judges import resolve_auto
+
+    assert resolve_auto("auto", "local", labelled=labelled, budget=budget) == expected
+
+
+@pytest.mark.parametrize("labelled,expected", [(True, "learned"), (False, "likelihood(threshold=auto)")])
+def test_fill_and_build_default_to_the_learned_judge_when_there_are_labels(labelled, expected):
+    from qrelkit.jobs import default_method
+
+    assert default_method("fill", "local", labelled) == expected
+
+
+def test_has_labels_sees_original_qrels(ws):
+    from qrelkit.judges import has_labels
+
+    assert has_labels(ws)

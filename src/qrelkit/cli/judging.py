@@ -73,13 +73,18 @@ def judge(
 ) -> None:
     """Judge the workspace's pending cases; re-running resumes where it stopped."""
     from qrelkit.errors import UsageError
-    from qrelkit.judges import parse_spec, resolve_auto
+    from qrelkit.judges import has_labels, parse_spec, resolve_auto
     from qrelkit.judges.runner import arun_judging, check_budget
     from qrelkit.llm import make_client
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
-    spec_text = resolve_auto(method, model)
+    spec_text = method
+    if method.strip().lower() == "auto":
+        with Store.open(ws) as s0:
+            spec_text = resolve_auto(method, model, labelled=has_labels(s0), budget=budget)
+        if spec_text.startswith("learned"):
+            budget = None  # it went into the spec
     if prefilter:
         pf = prefilter.strip()
         if not pf.lower().startswith("prefilter"):

@@ -270,12 +270,23 @@ def is_local_model(model_spec: str) -> bool:
     return model_spec.strip().lower().split(":", 1)[0] in ("local", "smollm2", "gguf", "llama-cpp")
 
 
-def resolve_auto(method: str, model_spec: str) -> str:
-    """``--method auto``: query likelihood for the embedded model (its yes/no and
-    JSON answers are at chance), a debate for a real model."""
+def resolve_auto(method: str, model_spec: str, labelled: bool = False, budget: Optional[str] = None) -> str:
+    """``--method auto``: for the embedded model, the learned combination of cheap signals when the
+    workspace has labelled pairs to fit it on (balanced accuracy 0.60 -> see README, Judges that
+    learn from people), else query likelihood (its yes/no and JSON answers are at chance); a debate
+    for a real model. A ``budget`` goes into the learned judge's spec (it spends its own)."""
     if method.strip().lower() != "auto":
         return method
-    return "likelihood" if is_local_model(model_spec) else "debate"
+    if not is_local_model(model_spec):
+        return "debate"
+    if labelled:
+        return f"learned(budget={budget})" if budget else "learned"
+    return "likelihood"
+
+
+def has_labels(store: Any) -> bool:
+    """Whether a workspace has labelled pairs a judge can learn from (original qrels or people's)."""
+    return bool(store.qrels()) or bool(store.people_labels())
 
 
 def build(spec: JudgeSpec | str) -> Judge:

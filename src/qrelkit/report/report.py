@@ -370,11 +370,13 @@ def report_from_workspace(
             holes = hole_rates(runs, original, merged, depth, threshold)
         if merged:
             growth = pool_growth(runs, merged, depth, orders, seed, threshold)
-        from qrelkit.evaluate.circularity import circularity_warnings
+        from qrelkit.evaluate.circularity import circularity_warnings, dense_signal_warnings
 
         run_models = {n: str(m.get("model")) for n, _, m in run_rows if isinstance(m, dict) and m.get("model")}
         judges = sorted({j.model for j in judgments if j.source != "human" and j.model})
         circ = circularity_warnings(run_models, judges)
+        methods = {j.method for j in judgments if j.source != "human"}
+        circ += dense_signal_warnings({n: run_models.get(n, "") for n, _, _ in run_rows}, methods)
 
     agreements: tuple = ()
     reference_name = ""
