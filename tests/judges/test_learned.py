@@ -144,3 +144,25 @@ def test_has_labels_sees_original_qrels(ws):
     from qrelkit.judges import has_labels
 
     assert has_labels(ws)
+
+
+def test_prefilter_by_learned_drops_only_what_the_signals_call_irrelevant(ws):
+    def fn(messages, params):  # the main judge: zero-shot says relevant to everything it sees
+        return {"grade": 2}
+
+    c = Client(ScriptedBackend(fn), store=ws, backoff_base=0.0)
+    s = run_judging(ws, "prefilter(by=learned,signals=lexical,keep=1.0)+zero-shot", c)
+    js = _judgments(ws, s.method)
+    dropped = {j.docid for j in js if j.status == "dropped"}
+    assert dropped == {j.docid for j in js if not truth(j.docid)}
+
+
+def test_prefilter_by_learned_records_its_fit(ws):
+    c = Client(ScriptedBackend(lambda m, p: {"grade": 2}), store=ws, backoff_base=0.0)
+    s = run_judging(ws, "prefilter(by=learned,signals=lexical)+zero-shot", c)
+    prov = json.loads(_judgments(ws, s.method)[0].provenance)["prefilter"]
+    assert prov["calibration"]["combination"]["columns"][0] == "lexical.bm25"
+
+
+def test_a_prefilter_spec_without_signals_keeps_its_old_id():
+    assert "signals" not in canonical("prefilter(by=likelihood)+zero-shot")

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from qrelkit.signals.lexical import B, K1, BM25Index, tokens
+from qrelkit.signals.lexical import K1, B, BM25Index, tokens
 
 CORPUS = {
     "a": "Mount Everest is the highest mountain",

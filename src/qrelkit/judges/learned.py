@@ -53,6 +53,66 @@ def signals_param(text: str) -> str:
     return "+".join(signals.parse_signals(text))
 
 
+class SignalModel:
+    """The signals of one judge resolved against a workspace, and a combination fitted on labels.
+
+    Shared by the ``learned`` judge and ``prefilter(by=learned)``."""
+
+    def __init__(self, names: str, doc_tokens: int):
+        self.names = tuple(names.split("+"))
+        self.doc_tokens = doc_tokens
+        self.ctx: Optional[signals.SignalContext] = None
+        self.active: tuple[signals.Signal, ...] = ()
+        self.columns: tuple[str, ...] = ()
+        self.dropped: tuple[signals.Dropped, ...] = ()
+        self.versions: dict[str, str] = {}
+        self.model: Optional[combine.Combination] = None
+
+    async def resolve(self, store: Any, client: Any) -> dict:
+        """Which signals can be computed here; the others are dropped, with the reason."""
+        self.ctx = signals.context_from_store(store, client=client, doc_tokens=self.doc_tokens)
+        active, dropped, cols = [], [], []
+        for name in self.names:
+            sig = signals.build(name)
+            why = sig.unavailable(self.ctx)
+            if why:
+                dropped.append(signals.Dropped(name, why))
+                continue
+            active.append(sig)
+            self.versions[name] = sig.version(self.ctx)
+            cols += [f"{name}.{f}" if len(sig.FEATURES) > 1 else name for f in sig.FEATURES]
+        self.active, self.dropped, self.columns = tuple(active), tuple(dropped), tuple(cols)
+        return {"signals": list(self.columns), "dropped": self.dropped_list()}
+
+    async def vectors(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        if self.ctx is None:
+            raise RuntimeError("signals used before resolve(); run the judge through the judging runner")
+        blocks = [await signals.values(sig, pairs, self.ctx) for sig in self.active]
+        return np.hstack(blocks) if blocks else np.zeros((len(pairs), 0))
+
+    async def fit(self, pairs: Sequence[tuple[str, str]], labels: Sequence[int]) -> Optional[list[Optional[float]]]:
+        """Fit on labelled pairs; their fitted probabilities, or None when nothing can be fitted."""
+        x = await self.vectors(pairs)
+        keep = np.isfinite(x).any(axis=1) if x.shape[1] else np.zeros(len(pairs), bool)
+        self.model = combine.fit(x[keep], np.asarray(labels)[keep], self.columns)
+        if self.model is None:
+            return None
+        p = self.model.probabilities(x)
+        return [None if not np.isfinite(v) else float(v) for v in p]
+
+    async def probability(self, pair: tuple[str, str]) -> Optional[float]:
+        if self.model is None:
+            return None
+        p = float(self.model.probabilities(await self.vectors([pair]))[0])
+        return None if np.isnan(p) else p
+
+    def dropped_list(self) -> list[dict]:
+        return [{"name": d.name, "reason": d.reason} for d in self.dropped]
+
+    def summary(self) -> dict:
+        return {"combination": self.model.as_dict() if self.model else None, "dropped": self.dropped_list()}
+
+
 @dataclass(frozen=True)
 class LearnedScore:
     """One pair's signal vector (NaN where a value could not be computed)."""
@@ -92,11 +152,7 @@ class LearnedJudge:
         self.batch_size: int = spec["batch"]
         self.seed: int = spec["seed"]
         self.doc_tokens: int = spec["doc_tokens"]
-        self.ctx: Optional[signals.SignalContext] = None
-        self.active: tuple[signals.Signal, ...] = ()
-        self.columns: tuple[str, ...] = ()
-        self.dropped: tuple[signals.Dropped, ...] = ()
-        self.versions: dict[str, str] = {}
+        self.sm = SignalModel(spec["signals"], self.doc_tokens)
         self.topic_stats: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.model: Optional[combine.Combination] = None
         self._cap: Optional[int] = None
@@ -112,27 +168,16 @@ class LearnedJudge:
     async def learn(self, context: Any, client: Any) -> Any:
         from qrelkit.judges.runner import Learned
 
-        self.ctx = signals.context_from_store(context.store, client=client, doc_tokens=self.doc_tokens)
-        active, dropped, cols = [], [], []
-        for name in self.names:
-            sig = signals.build(name)
-            why = sig.unavailable(self.ctx)
-            if why:
-                dropped.append(signals.Dropped(name, why))
-                continue
-            active.append(sig)
-            self.versions[name] = sig.version(self.ctx)
-            cols += [f"{name}.{f}" if len(sig.FEATURES) > 1 else name for f in sig.FEATURES]
-        self.active, self.dropped, self.columns = tuple(active), tuple(dropped), tuple(cols)
-        if self.per_topic and self.active:
+        info = await self.sm.resolve(context.store, client)
+        if self.per_topic and self.sm.active:
             await self._topic_stats(context)
-        return Learned(info={"signals": list(self.columns), "dropped": self._dropped_list()})
+        return Learned(info=info)
 
     async def _topic_stats(self, context: Any) -> None:
         """Mean and standard deviation of each column over each pending topic's cases."""
         qids = set(context.pending_qids)
         pairs = [(c.qid, c.docid) for c in context.store.cases() if c.qid in qids]
-        x = await self._vectors(pairs)
+        x = await self.sm.vectors(pairs)
         q = np.array([p[0] for p in pairs])
         for qid in qids:
             block = x[q == qid]
@@ -140,21 +185,19 @@ class LearnedJudge:
                 sd = np.nanstd(block, axis=0)
                 self.topic_stats[qid] = (np.nanmean(block, axis=0), np.where(sd > 0, sd, 1.0))
 
-    async def _vectors(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        blocks = [await signals.values(sig, pairs, self.ctx) for sig in self.active]
-        return np.hstack(blocks) if blocks else np.zeros((len(pairs), 0))
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.sm.columns
 
     def _dropped_list(self) -> list[dict]:
-        return [{"name": d.name, "reason": d.reason} for d in self.dropped]
+        return self.sm.dropped_list()
 
     # ---- per case ------------------------------------------------------------------------------
     async def score(self, inp: JudgeInput, client: Any) -> LearnedScore:
-        if self.ctx is None:
-            raise RuntimeError("learned: score() before learn(); run it through the judging runner")
-        if not self.active:
-            why = "no signal could be computed: " + "; ".join(f"{d.name}: {d.reason}" for d in self.dropped)
+        if self.sm.ctx is not None and not self.sm.active:
+            why = "no signal could be computed: " + "; ".join(f"{d.name}: {d.reason}" for d in self.sm.dropped)
             return LearnedScore(inp.case.qid, (), why)
-        x = (await self._vectors([(inp.case.qid, inp.case.docid)]))[0]
+        x = (await self.sm.vectors([(inp.case.qid, inp.case.docid)]))[0]
         raw = dict(zip(self.columns, (None if not np.isfinite(v) else round(float(v), 6) for v in x)))
         if self.per_topic:
             mu, sd = self.topic_stats.get(inp.case.qid, (np.zeros_like(x), np.ones_like(x)))
@@ -195,7 +238,7 @@ class LearnedJudge:
             "probability": None if p is None else round(p, 6),
             "combination": self.model.as_dict() if self.model else None,
             "dropped": self._dropped_list(),
-            "versions": self.versions,
+            "versions": self.sm.versions,
             "batch": progress.batch,
             "budget": str(self.budget),
             "cap": self._cap,
