@@ -155,8 +155,7 @@ def register(cls: type) -> type:
 
 def _load() -> None:
     # importing the modules registers them (idempotent; cheap after the first time)
-    from qrelkit.judges import confidence, debate, icl, learned, likelihood  # noqa: F401
-    from qrelkit.judges import narrative, prefilter, zeroshot  # noqa: F401
+    from qrelkit.judges import confidence, debate, icl, learned, likelihood, narrative, prefilter, zeroshot  # noqa: F401
 
 
 _PART = re.compile(r"^\s*([A-Za-z][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
