@@ -18,7 +18,7 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -325,10 +325,13 @@ def report_from_workspace(
     orders: int = 10,
     seed: int = 0,
     threshold: int = 2,
+    reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None,
 ) -> ReportFiles:
     """Gather a workspace's state (original and merged qrels, runs, judgments,
     costs, narratives) into a report. The "after" qrels are the merged ones
-    (original + human + the latest judge's labels, see :mod:`qrelkit.merge`)."""
+    (original + human + the latest judge's labels, see :mod:`qrelkit.merge`).
+    ``reference`` = (name, labels): the judges' agreement is measured against
+    these labels (the demo's hidden ones) instead of the original qrels."""
     from qrelkit.merge import merge
     from qrelkit.store import Store
 
@@ -380,7 +383,13 @@ def report_from_workspace(
 
     agreements: tuple = ()
     reference_name = ""
-    if judgments and original:
+    if judgments and reference:
+        from qrelkit.evaluate.agreement import judgments_agreement
+
+        agreements = tuple(a for a in judgments_agreement(
+            [j for j in judgments if j.source != "human"], dict(reference[1]), threshold) if a.overall.pairs)
+        reference_name = reference[0]
+    if judgments and original and not agreements:
         from qrelkit.evaluate.agreement import judgments_agreement
 
         agreements = tuple(a for a in judgments_agreement(judgments, original, threshold) if a.overall.pairs)
