@@ -98,6 +98,8 @@ def main(argv=None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--model", default="local")
     ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--splits", type=int, default=0,
+                    help="also: the combination's mean and sd over N re-splits of the same pairs (cached values)")
     ap.add_argument("--experiment", default="embedded", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if not (a.data / "qrels.txt").exists():
@@ -134,7 +136,23 @@ def main(argv=None) -> int:
             rows.append(("+".join(cols), variant, evaluate(sum(allc, ()), allx, qids, y, a.calib, variant),
                          secs / len(pairs)))
     print_table(a, rows, dropped, ws, y)
+    if a.splits and cols:
+        resplits(a, cols, qids, y)
     return 0
+
+
+def resplits(a, cols, qids, y) -> None:
+    """The combination over ``--splits`` seeded re-draws of which pairs are the labelled ones."""
+    allc = sum((c for c, _, _ in cols.values()), ())
+    allx = np.hstack([x for _, x, _ in cols.values()])
+    out = []
+    for k in range(a.splits):
+        order = np.random.default_rng(1000 + k).permutation(len(y))
+        m = evaluate(allc, allx[order], [qids[i] for i in order], y[order], a.calib, False)
+        out.append((m["auc"], m["balanced_accuracy"]))
+    auc, ba = np.array(out).T
+    print(f"{'+'.join(cols)} over {a.splits} re-splits ({a.calib} labelled / {len(y) - a.calib} judged): "
+          f"AUC {auc.mean():.3f} ± {auc.std():.3f}, BA {ba.mean():.3f} ± {ba.std():.3f} (min {ba.min():.3f})")
 
 
 def print_table(a, rows, dropped, ws, y) -> None:

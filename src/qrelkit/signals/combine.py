@@ -22,6 +22,10 @@ from typing import Optional, Sequence
 import numpy as np
 
 MIN_PER_CLASS = 2
+# Regularisation: with 200 labels and six correlated features, C=0.1 beats sklearn's default C=1 on
+# LLMJudge dev (20 re-splits of 200 labelled / 1,000 judged pairs, pmi+ql+dense+lexical): balanced
+# accuracy 0.660 ± 0.013 against 0.653 ± 0.017, AUC 0.701 against 0.694 (C=0.01: 0.655; C=10: 0.652).
+C = 0.1
 
 
 def per_topic_z(x: np.ndarray, qids: Sequence[str]) -> np.ndarray:
@@ -76,7 +80,7 @@ class Combination:
 
 
 def fit(x: np.ndarray, y: Sequence[int], columns: Sequence[str], per_topic: bool = False,
-        c: float = 1.0) -> Optional[Combination]:
+        c: float = C) -> Optional[Combination]:
     """The fitted combination, or None when the labels hold fewer than MIN_PER_CLASS of a class.
 
     ``x`` is already per-topic normalised when ``per_topic`` (the caller normalises over all the
