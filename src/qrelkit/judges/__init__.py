@@ -270,9 +270,9 @@ def is_local_model(model_spec: str) -> bool:
 
 def resolve_auto(method: str, model_spec: str, labelled: bool = False, budget: Optional[str] = None) -> str:
     """``--method auto``: for the embedded model, the learned combination of cheap signals when the
-    workspace has labelled pairs to fit it on (balanced accuracy 0.60 -> see README, Judges that
-    learn from people), else query likelihood (its yes/no and JSON answers are at chance); a debate
-    for a real model. A ``budget`` goes into the learned judge's spec (it spends its own)."""
+    workspace has labelled pairs to fit it on (balanced accuracy 0.67 against likelihood's 0.61 on
+    LLMJudge dev, README), else query likelihood (its yes/no and JSON answers are at chance); a
+    debate for a real model. A ``budget`` goes into the learned judge's spec (it spends its own)."""
     if method.strip().lower() != "auto":
         return method
     if not is_local_model(model_spec):
