@@ -199,7 +199,7 @@ def demo_story(result, rec: dict, n_runs: int) -> str:
     lines = [
         f"qrelkit pooled the top {pool.get('depth', 10)} of {n_runs} runs: {pool.get('pooled', '?')} pairs, "
         f"{pool.get('holes', '?')} of them holes that nobody had judged.",
-        f"It judged the holes with {how} ({result.model}): {j.get('relevant', '?')} found relevant"
+        f"It judged the holes with {how}, on {result.model}: {j.get('relevant', '?')} found relevant"
         + (f", {j['escalations']} left undecided" if j.get("escalations") else "") + ".",
     ]
     if rec.get("hidden_relevant"):
