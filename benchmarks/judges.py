@@ -174,9 +174,7 @@ def main(argv=None) -> int:
         print(f"no data at {a.data} (expected topics.tsv, qrels.txt, passages.jsonl)", file=sys.stderr)
         return 2
     from qrelkit.data import read_docs
-    from qrelkit.judges import parse_spec
-    from qrelkit.judges.runner import run_judging
-    from qrelkit.llm import make_client
+    from qrelkit.judging import JudgingJob, run_job
     from qrelkit.store import Store
     from qrelkit.types import Case
 
@@ -195,10 +193,11 @@ def main(argv=None) -> int:
         # the sample are the cases (audit mode); the calibration pairs are labelled non-cases
         store.upsert_cases([Case(q.qid, q.docid, "llm", 0, (), True) for q in sample])
         for m in a.methods:
-            spec = parse_spec(m)
-            client = make_client(a.model, store=store, concurrency=a.concurrency, max_attempts=a.max_attempts)
+            job = JudgingJob(method=m, model=a.model, task="graded", share="judged", concurrency=a.concurrency,
+                             max_attempts=a.max_attempts)
+            spec = job.spec()
             t0 = time.perf_counter()
-            s = run_judging(store, spec, client, task="graded", share="judged", concurrency=a.concurrency)
+            s = run_job(store, job)
             secs = time.perf_counter() - t0
             labels = {(j.qid, j.docid): j.label for j in store.judgments(method=s.method, model=s.model)}
             met = metrics(gold, labels)
@@ -322,9 +321,7 @@ def learning_main(a) -> int:
     from qrelkit.evaluate.agreement import compare_labels
     from qrelkit.evaluate.significance import pairwise_significance
     from qrelkit.evaluate.systems import evaluate_runs, prepare_runs
-    from qrelkit.judges import parse_spec
-    from qrelkit.judges.runner import run_judging
-    from qrelkit.llm import make_client
+    from qrelkit.judging import JudgingJob, run_job
     from qrelkit.store import Store
 
     data = a.data or DL19
@@ -366,11 +363,10 @@ def learning_main(a) -> int:
         hybrid_workspace(store, topics, nist, sample, people, data / "passages.jsonl")
 
         def judge(spec_text, oracle=None):
-            spec = parse_spec(spec_text)
-            client = make_client(a.model, store=store, concurrency=a.concurrency, max_attempts=a.max_attempts)
+            job = JudgingJob(method=spec_text, model=a.model, task="graded", share="llm",
+                             concurrency=a.concurrency, max_attempts=a.max_attempts, oracle=oracle)
             t0 = time.perf_counter()
-            s = run_judging(store, spec, client, task="graded", share="llm", concurrency=a.concurrency,
-                            oracle=oracle)
+            s = run_job(store, job)
             secs = time.perf_counter() - t0
             js = {(j.qid, j.docid): j for j in store.judgments(method=s.method, model=s.model) if (j.qid, j.docid) in gold}
             return s, js, secs

@@ -22,7 +22,7 @@ def test_evaluate_dataframe_matches_pytrec_eval():
     import pytrec_eval
 
     d = demo_paths()
-    df = qrelkit.evaluate([str(p) for p in d.runs], d.qrels, measures=["nDCG@10", "P@10"])
+    df = qrelkit.score([str(p) for p in d.runs], d.qrels, measures=["nDCG@10", "P@10"])
     assert isinstance(df, pd.DataFrame) and set(df.index) == {p.stem for p in d.runs}
     qrels: dict = {}
     for line in d.qrels.read_text().splitlines():
@@ -39,12 +39,20 @@ def test_evaluate_dataframe_matches_pytrec_eval():
     assert df.loc["bm25", "nDCG@10"] == pytest.approx(expect, abs=1e-9)
 
 
-def test_evaluate_is_callable_even_after_the_package_is_imported():
+def test_score_works_whatever_was_imported_first():
     import qrelkit.evaluate.systems  # noqa: F401  binds qrelkit.evaluate to the package
 
     d = demo_paths()
-    df = qrelkit.evaluate([str(p) for p in d.runs], d.qrels, measures=["P@10"])
+    df = qrelkit.score([str(p) for p in d.runs], d.qrels, measures=["P@10"])
     assert df.shape == (6, 1)
+    assert df.attrs == {"threshold": 2, "threshold_source": "auto-graded"}
+
+
+def test_evaluate_is_the_package_not_a_callable():
+    import types
+
+    assert isinstance(qrelkit.evaluate, types.ModuleType)
+    assert not callable(qrelkit.evaluate)
 
 
 def test_import_is_light():

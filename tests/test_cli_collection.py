@@ -25,7 +25,8 @@ def demo_ws(tmp_path_factory):
     ws = tmp_path_factory.mktemp("ws")
     out = json.loads(qk("init", "-w", ws, "--topics", d.topics, "--docs", d.docs, "--qrels", d.qrels,
                         "--runs", *d.runs, "--json").stdout)
-    assert out == {"workspace": str(ws), "topics": 6, "docs": 150, "qrels": 143, "runs": 6}
+    assert out == {"workspace": str(ws), "topics": 6, "docs": 150, "qrels": 143, "runs": 6,
+                   "duplicates": {"topics": 0, "docs": 0, "qrels": 0}}
     return ws
 
 
@@ -68,7 +69,9 @@ def test_holes_on_files_and_workspace_agree(demo_ws):
     ws = json.loads(qk("holes", "-w", demo_ws, "--json").stdout)
     assert files == ws
     assert files["runs"]["bm25"]["Judged@10"] == 1.0
-    assert files["runs"]["monot5"]["Hole@10"] > 0.2
+    assert files["runs"]["monot5"]["Unjudged@10"] > 0.2
+    assert "Hole@10" not in files["runs"]["monot5"]  # no new labels yet: only Unjudged@10
+    assert "--new-qrels" in files["note"]
 
 
 def test_export_writes_qrels_and_provenance(demo_ws, tmp_path):
@@ -119,7 +122,7 @@ def test_holes_new_relevant_and_saturation():
     for x in d.full_qrels.read_text().splitlines():
         q, _, doc, g = x.split()
         full[(q, doc)] = int(g)
-    # independent NewRel@10 for monot5: newly found relevant docs in its top-10, averaged over topics
+    # independent Hole@10 (BRIDGE) for monot5: newly found relevant docs in its top-10, averaged over topics
     by_topic: dict[str, list] = {}
     for line in (d.runs[3]).read_text().splitlines():
         q, _, doc, _, score, _ = line.split()
@@ -129,13 +132,13 @@ def test_holes_new_relevant_and_saturation():
         top = [doc for _, doc in sorted(items, key=lambda t: (t[0], [-ord(c) for c in t[1]]))[:10]]
         fracs.append(sum(1 for doc in top if (q, doc) not in partial and full.get((q, doc), 0) >= 2) / 10)
     assert d.runs[3].stem == "monot5"
-    assert res["runs"]["monot5"]["NewRel@10"] == pytest.approx(sum(fracs) / len(fracs))
-    assert res["runs"]["bm25"]["NewRel@10"] == 0
+    assert res["runs"]["monot5"]["Hole@10"] == pytest.approx(sum(fracs) / len(fracs))
+    assert res["runs"]["bm25"]["Hole@10"] == 0
     assert res["saturation"]["orders"] == 3 and len(res["saturation"]["growth"]) == 6
 
 
 def test_pool_exports_the_case_list(demo_ws, tmp_path):
-    from qrelkit.pool import read_cases
+    from qrelkit.data.cases import read_cases
 
     out = tmp_path / "cases.jsonl"
     res = json.loads(qk("pool", "-w", demo_ws, "--human-depth", "3", "--out", out, "--json").stdout)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from qrelkit.data import Run, load_qrels, read_runs
+from qrelkit.data.cases import read_cases, write_cases
 from qrelkit.errors import InputError, UsageError
 from qrelkit.pool import (
     DEFAULT_DEPTH,
@@ -17,10 +18,8 @@ from qrelkit.pool import (
     build_pool,
     holes,
     holes_report,
-    read_cases,
     run_hole_rates,
     summarize_hole_rates,
-    write_cases,
 )
 from qrelkit.types import Case, Qrel, RunEntry, Topic
 
@@ -151,9 +150,11 @@ def test_holes_report_shape():
         "depth": 2,
         "pooled": 6,
         "holes": 4,
-        "runs": {"A": {"Judged@2": 0.25, "Hole@2": 0.75}, "B": {"Judged@2": 0.25, "Hole@2": 0.75}},
+        "runs": {"A": {"Judged@2": 0.25, "Unjudged@2": 0.75}, "B": {"Judged@2": 0.25, "Unjudged@2": 0.75}},
         "topics": 2,
+        "note": report["note"],
     }
+    assert "Hole@2" in report["note"] and "--new-qrels" in report["note"]
     json.dumps(report)
     # a one-shot iterator of Qrel values gives the same report
     one_shot = (Qrel(q, d, g) for (q, d), g in QRELS.items())
@@ -287,5 +288,5 @@ def test_post_hoc_dl19_runs_have_holes(dl19):
     assert report["pooled"] == len(pooled)
     assert report["topics"] == 43
     rates = run_hole_rates(runs, qrels, 10)
-    assert round(sum(r.hole_at_k * r.retrieved for r in rates)) == occurrences
+    assert round(sum(r.unjudged_at_k * r.retrieved for r in rates)) == occurrences
     assert {(c.qid, c.docid) for c in holes(build_pool(runs, 10, qrels=qrels))} == distinct

@@ -3,7 +3,8 @@
 ``import qrelkit`` is cheap: the functions below are loaded on first use, so
 a script that only reads qrels does not pay for the model or web stacks.
 
-Jobs: :func:`fill`, :func:`build`; measurement: :func:`evaluate`, :func:`holes`;
+Jobs: :func:`fill`, :func:`build`; measurement: :func:`score`, :func:`holes` (and
+the :mod:`qrelkit.evaluate` package behind them);
 workspace views: :func:`judgments`, :func:`merged_qrels`; readers and writers:
 :func:`read_qrels`, :func:`load_qrels`, :func:`write_qrels`, :func:`read_run`,
 :func:`read_runs`, :func:`write_run`, :func:`read_topics`, :func:`load_topics`,
@@ -19,7 +20,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "fill": "qrelkit.api",
     "build": "qrelkit.api",
-    "evaluate": "qrelkit.api",
+    "score": "qrelkit.api",
     "holes": "qrelkit.api",
     "judgments": "qrelkit.api",
     "merged_qrels": "qrelkit.api",
@@ -43,10 +44,14 @@ _LAZY = {
     "Judgment": "qrelkit.types",
 }
 
+_SUBPACKAGES = ("evaluate",)  # ``qrelkit.evaluate.X`` works without importing it first
+
 __all__ = sorted(_LAZY) + ["__version__"]
 
 
 def __getattr__(name: str):
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"qrelkit.{name}")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'qrelkit' has no attribute {name!r}")

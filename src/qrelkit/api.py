@@ -6,7 +6,7 @@ line uses, returning plain objects or pandas DataFrames.
 >>> import qrelkit
 >>> d = qrelkit.demo_paths()
 >>> runs = qrelkit.read_runs([str(p) for p in d.runs])
->>> df = qrelkit.evaluate(runs, d.qrels, measures=["nDCG@10", "Judged@10"])
+>>> df = qrelkit.score(runs, d.qrels, measures=["nDCG@10", "Judged@10"])
 >>> sorted(df.columns)
 ['Judged@10', 'nDCG@10']
 >>> float(df.loc["bm25", "Judged@10"])
@@ -14,6 +14,8 @@ line uses, returning plain objects or pandas DataFrames.
 >>> h = qrelkit.holes(runs, d.qrels)
 >>> h["pooled"] > h["holes"] > 0
 True
+>>> h["threshold"], h["threshold_source"]
+(2, 'auto-graded')
 """
 from __future__ import annotations
 
@@ -42,50 +44,60 @@ def _runs(runs: Any) -> list:
     return runs
 
 
-def evaluate(
+def score(
     runs: Any,
     qrels: QrelsLike,
     measures: Optional[Sequence[str]] = None,
-    threshold: int = 2,
+    threshold: Union[str, int] = "auto",
     judged_only: bool = False,
 ):
-    """Mean scores per system as a DataFrame (rows: systems, columns: measures).
+    """Mean scores per system as a DataFrame (rows: systems, columns: measures);
+    what ``qrelkit evaluate`` prints for one qrels version.
 
     ``runs``: paths (files, folders, globs) or runs from :func:`read_runs`;
     ``qrels``: a path, a ``{(qid, docid): grade}`` mapping or Qrel records.
-    Measures are ir_measures names; binary ones use ``threshold``."""
+    Measures are ir_measures names; binary ones use ``threshold`` (``auto``: 1
+    for binary qrels, 2 for graded ones; see :mod:`qrelkit.evaluate.threshold`),
+    which is kept in ``df.attrs``."""
     import pandas as pd
 
     from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_runs
-
-    scores = evaluate_runs(_runs(runs), _pairs(qrels), measures or DEFAULT_MEASURES, threshold, judged_only)
-    data = {m: scores.means(m) for m in scores.measures}
-    return pd.DataFrame(data, index=pd.Index(scores.systems, name="system"))
-
-
-def holes(runs: Any, qrels: QrelsLike, depth: int = 10) -> dict:
-    """Pooled pairs, holes and per-run Judged@k / Hole@k (the `qrelkit holes --json` object)."""
-    from qrelkit.pool import holes_report
-    from qrelkit.types import Qrel
+    from qrelkit.evaluate.threshold import resolve_threshold
 
     pairs = _pairs(qrels)
-    return holes_report(_runs(runs), [Qrel(q, d, g) for (q, d), g in pairs.items()], depth=depth)
+    thr = resolve_threshold(threshold, pairs, qrels if isinstance(qrels, (str, Path)) else None)
+    scores = evaluate_runs(_runs(runs), pairs, measures or DEFAULT_MEASURES, thr.value, judged_only)
+    data = {m: scores.means(m) for m in scores.measures}
+    df = pd.DataFrame(data, index=pd.Index(scores.systems, name="system"))
+    df.attrs.update(thr.to_dict())
+    return df
+
+
+def holes(runs: Any, qrels: QrelsLike, depth: int = 10, new_qrels: Optional[QrelsLike] = None,
+          threshold: Union[str, int] = "auto") -> dict:
+    """Pooled pairs, holes and per-run Judged@k / Unjudged@k, with ``new_qrels``
+    also Hole@k (the `qrelkit holes --json` object)."""
+    from qrelkit.evaluate.threshold import resolve_threshold
+    from qrelkit.pool import holes_report
+
+    pairs = _pairs(qrels)
+    thr = resolve_threshold(threshold, pairs, qrels if isinstance(qrels, (str, Path)) else None)
+    new = _pairs(new_qrels) if new_qrels is not None else None
+    return {**thr.to_dict(), **holes_report(_runs(runs), pairs, depth, new, thr.value)}
 
 
 def fill(workspace: Union[str, Path], plan: Union[str, Path, None] = None, *, auto: bool = False, **options):
     """Complete an existing collection; see :func:`qrelkit.jobs.fill`. ``plan`` may be a TOML path."""
     from qrelkit import jobs
-    from qrelkit.plan import load_plan
 
-    return jobs.fill(workspace, load_plan(plan) if plan else None, auto=auto, **options)
+    return jobs.fill(workspace, plan, auto=auto, **options)
 
 
 def build(workspace: Union[str, Path], plan: Union[str, Path, None] = None, *, auto: bool = False, **options):
     """Build a new collection by hybrid pooling; see :func:`qrelkit.jobs.build`."""
     from qrelkit import jobs
-    from qrelkit.plan import load_plan
 
-    return jobs.build(workspace, load_plan(plan) if plan else None, auto=auto, **options)
+    return jobs.build(workspace, plan, auto=auto, **options)
 
 
 def judgments(workspace: Union[str, Path]):

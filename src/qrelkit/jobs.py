@@ -16,14 +16,14 @@ message saying which command serves the app.
 """
 from __future__ import annotations
 
-import asyncio
-import json
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
 from qrelkit import __version__
 from qrelkit.errors import UsageError
+from qrelkit.judging import JudgingJob, run_job
 from qrelkit.plan import Plan
 from qrelkit.store import Store
 
@@ -48,6 +48,7 @@ class JobResult:
     qrels: Optional[Path] = None
     report: Optional[Path] = None
     evaluation: dict = field(default_factory=dict, hash=False)
+    rag: dict = field(default_factory=dict, hash=False)  # fill --rag: generate + grade (qrelkit.rag.workspace)
 
     def to_dict(self) -> dict:
         return {
@@ -56,44 +57,9 @@ class JobResult:
             "people": self.people, "merged": self.merged,
             "qrels": str(self.qrels) if self.qrels else None,
             "report": str(self.report) if self.report else None, "evaluation": self.evaluation,
-        }
+        } | ({"rag": self.rag} if self.rag else {})
 
 
-def default_method(job: str, model: str, labelled: bool = False) -> str:
-    """The embedded model can only score likelihoods reliably (its yes/no and JSON
-    answers are at chance), so with labelled pairs it judges with the learned
-    combination of cheap signals (likelihood among them), else with a calibrated
-    likelihood; a served model debates when filling holes and judges with induced
-    narratives when building from people's labels."""
-    from qrelkit.judges import is_local_model
-
-    if is_local_model(model):
-        return "learned" if labelled else "likelihood(threshold=auto)"
-    return "debate" if job == "fill" else "narrative"
-
-
-def _with_auto_adjudicator(spec: str) -> str:
-    """``--auto`` hands persistent disagreements to the LLM adjudicator, unless
-    the spec already says who settles them."""
-    from qrelkit.judges import parse_spec
-
-    parts = spec.split("+")
-    main = parts[-1]
-    parsed = parse_spec(main)
-    if parsed.name == "debate" and "adjudicator=" not in main.replace(" ", ""):
-        inner = main[main.index("(") + 1: main.rindex(")")].strip() if "(" in main else ""
-        main = f"debate({inner + ', ' if inner else ''}adjudicator=llm)"
-    return "+".join([*parts[:-1], main])
-
-
-def _client(plan: Plan, store: Store, read_cache: bool = True):
-    from qrelkit.llm import make_client
-
-    prices = {m: {"input": i, "output": o} for m, i, o in plan.prices} or None
-    opts = {"concurrency": plan.concurrency, "read_cache": read_cache}
-    if prices:
-        opts["prices"] = prices
-    return make_client(plan.model, store=store, **opts)
 
 
 def _serve_hint(ws: Path) -> str:
@@ -103,25 +69,16 @@ def _serve_hint(ws: Path) -> str:
     )
 
 
-def _judge(store: Store, plan: Plan, method: str, share: str, budget: Optional[str], read_cache: bool,
-           progress: Optional[Callable] = None) -> dict:
-    from qrelkit.judges.runner import arun_judging
-
-    async def go():
-        client = _client(plan, store, read_cache)
-        try:
-            return await arun_judging(
-                store, method, client, task=plan.task, share=share, limit=plan.limit,
-                concurrency=plan.concurrency, budget=budget, progress=progress, threshold=plan.threshold,
-            )
-        finally:
-            await client.aclose()
-
-    summary = asyncio.run(go())
-    return summary.as_dict()
+def _judging_job(job: str, plan: Plan, auto: bool, read_cache: bool) -> JudgingJob:
+    """The plan's judging options as a judging job over the LLM's share."""
+    return JudgingJob(
+        method=plan.method, model=plan.model, command=job, task=plan.task, share="llm", limit=plan.limit,
+        concurrency=plan.concurrency, budget=plan.budget, prefilter=plan.prefilter,
+        adjudicator="llm" if auto else None, threshold=plan.threshold, read_cache=read_cache, prices=plan.prices,
+    )
 
 
-def _finish(store: Store, ws: Path, job: str, plan: Plan, method: str, model: str, report: bool,
+def _finish(store: Store, ws: Path, method: str, model: str, report: bool,
             threshold: int) -> tuple[dict, Path, Optional[Path], dict]:
     from qrelkit.merge import merge, write_merged
 
@@ -131,23 +88,19 @@ def _finish(store: Store, ws: Path, job: str, plan: Plan, method: str, model: st
     report_path = None
     evaluation: dict = {}
     if report:
-        from qrelkit.report.report import report_from_workspace
+        from qrelkit.report.report import report_from_store
 
         # binary qrels (0/1, e.g. the answer task's) are relevant at 1, whatever the graded default
         if result.labels and max(label.grade for label in result.labels) <= 1:
             threshold = 1
-        files = report_from_workspace(ws, ws / REPORT, threshold=threshold)
+        files = report_from_store(store, ws / REPORT, merged_result=result, threshold=threshold)
         report_path = files.html
-        evaluation = _evaluation_summary(files.json)
+        evaluation = _evaluation_summary(files.data)
     return result.counts(), out, report_path, evaluation
 
 
-def _evaluation_summary(report_json: Path) -> dict:
-    """The before/after headline numbers, read back from the report's JSON twin."""
-    try:
-        data = json.loads(Path(report_json).read_text())
-    except (OSError, ValueError):
-        return {}
+def _evaluation_summary(data: dict) -> dict:
+    """The before/after headline numbers of the report."""
     scores = data.get("scores") or {}
     comp = scores.get("comparison") or {}
     out: dict = {"measure": scores.get("measure")} if scores.get("available") else {}
@@ -160,31 +113,27 @@ def _evaluation_summary(report_json: Path) -> dict:
     return out
 
 
-def fill_task(store: Store, task: str) -> str:
-    """``auto`` for fill: new labels must be on the collection's own scale, so a
-    graded collection (some grade > 1) gets the graded task even when its
-    topics carry answers; a binary one gets the answer task when every topic
-    has answers, else graded (whose binary label is what merge writes)."""
-    if task != "auto":
-        return task
-    grades = set(store.qrels().values())
-    if grades and max(grades) > 1:
-        return "graded"
-    topics = store.topics()
-    return "answer" if topics and all(t.answers for t in topics.values()) else "graded"
+def _as_plan(plan: Plan | Path | str | None) -> Plan:
+    """A plan given as a value, a TOML file or not at all."""
+    if isinstance(plan, (str, Path)):
+        from qrelkit.plan import load_plan
+
+        return load_plan(plan)
+    return plan or Plan()
 
 
 def _record_plan(store: Store, job: str, plan: Plan) -> None:
     store.set_meta("plan", {"job": job, "plan": plan.to_dict(), "qrelkit_version": __version__})
 
 
-def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool, on_docs=None) -> dict:
+def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool) -> None:
     from qrelkit.workspace import load_collection
 
     if plan.topics and plan.docs:
         if need_qrels and not plan.qrels and not store.qrels():
             raise UsageError("fill completes an existing collection: pass --qrels (or use `qrelkit build`)")
-        return load_collection(store, plan.topics, plan.docs, plan.qrels, plan.runs, on_docs=on_docs)
+        load_collection(store, plan.topics, plan.docs, plan.qrels, plan.runs)
+        return
     if not store.topics():
         raise UsageError(
             f"{store.workspace}: empty workspace; pass --topics, --docs{', --qrels' if need_qrels else ''} "
@@ -192,7 +141,15 @@ def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool, on_docs=None) -> 
         )
     if plan.runs:
         raise UsageError("--runs needs --topics and --docs as well (or init the workspace first)")
-    return {}
+
+
+def _pooled(store: Store, job: str, plan: Plan, human_depth: int) -> dict:
+    """The first steps of both jobs: record the plan, load the inputs, pool (idempotent)."""
+    from qrelkit.workspace import pool_workspace
+
+    _record_plan(store, job, plan)
+    _ensure_loaded(store, plan, need_qrels=job == "fill")
+    return pool_workspace(store, depth=plan.depth, human_depth=human_depth)
 
 
 def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict, auto: bool, report: bool,
@@ -200,16 +157,7 @@ def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict
     """The steps both jobs share once the pool is ready: judge the LLM's share,
     stop for people if anything waits for them (unless ``auto``), else merge,
     evaluate and report."""
-    from qrelkit.judges import has_labels
-
-    method, budget = plan.method or default_method(job, plan.model, has_labels(store)), plan.budget
-    if not plan.method and method == "learned" and budget:
-        method, budget = f"learned(budget={budget})", None  # a batch judge spends its own budget
-    if plan.prefilter:
-        method = f"{plan.prefilter}+{method}"
-    if auto:
-        method = _with_auto_adjudicator(method)
-    judge = _judge(store, plan, method, "llm", budget, read_cache, progress)
+    judge = run_job(store, _judging_job(job, plan, auto, read_cache), progress).as_dict()
     method_id, model_id = judge["method"], judge["model"]
     waiting = store.waiting_for_people().to_json()
     if waiting["waiting"] and not auto:
@@ -218,43 +166,52 @@ def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict
         sync_tasks(store)
         msg = f"{waiting['waiting']} cases wait for people; " + _serve_hint(ws)
         return JobResult(job, ws, "waiting", msg, method_id, model_id, pool, judge, waiting)
-    merged, out, rep, evaluation = _finish(store, ws, job, plan, method_id, model_id, report, plan.threshold)
+    merged, out, rep, evaluation = _finish(store, ws, method_id, model_id, report, plan.threshold)
     msg = f"merged qrels in {out}" + (f"; report in {rep}" if rep else "")
     return JobResult(job, ws, "done", msg, method_id, model_id, pool, judge, waiting, merged, out, rep, evaluation)
 
 
 def fill(
     workspace: Path | str,
-    plan: Optional[Plan] = None,
+    plan: Plan | Path | str | None = None,
     *,
     auto: bool = False,
     report: bool = True,
     read_cache: bool = True,
     progress: Optional[Callable] = None,
+    rag: bool = False,
     **options,
 ) -> JobResult:
     """Complete an existing collection (see module docstring).
+
+    ``plan`` is a :class:`Plan` or a TOML plan file. ``rag``: also generate answers
+    from every run's top-10 and grade them (:mod:`qrelkit.rag.workspace`), so the
+    report shows retrieval–generation alignment before and after.
 
     ``options`` override the plan: topics, docs, qrels, runs, depth, method,
     model, task, budget, concurrency, prefilter, limit, threshold. The people's
     share is empty in this job (``human_depth`` 0): every hole goes to the judge,
     and people only see what the judge escalates.
     """
-    plan = (plan or Plan()).override(**options)
+    plan = _as_plan(plan).override(**options)
     ws = Path(workspace)
     with Store.create(ws) as store:
-        _record_plan(store, "fill", plan)
-        _ensure_loaded(store, plan, need_qrels=True)
-        from qrelkit.workspace import pool_workspace
+        pool = _pooled(store, "fill", plan, human_depth=0)
+        rag_summary = _rag(store, plan, read_cache) if rag else {}
+        result = _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
+        return dataclasses.replace(result, rag=rag_summary) if rag_summary else result
 
-        pool = pool_workspace(store, depth=plan.depth, human_depth=0)
-        plan = plan.override(task=fill_task(store, plan.task))
-        return _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
+
+def _rag(store: Store, plan: Plan, read_cache: bool) -> dict:
+    from qrelkit.rag.workspace import rag_in_workspace
+
+    client = _judging_job("fill", plan, False, read_cache).client(store)
+    return rag_in_workspace(store, client, concurrency=plan.concurrency)
 
 
 def build(
     workspace: Path | str,
-    plan: Optional[Plan] = None,
+    plan: Plan | Path | str | None = None,
     *,
     auto: bool = False,
     report: bool = True,
@@ -268,14 +225,10 @@ def build(
     their labels are in, the rest of the pool is judged by ``method`` (default
     ``narrative``: relevance narratives induced from the people's labels).
     """
-    plan = (plan or Plan()).override(**options)
+    plan = _as_plan(plan).override(**options)
     ws = Path(workspace)
     with Store.create(ws) as store:
-        _record_plan(store, "build", plan)
-        _ensure_loaded(store, plan, need_qrels=False)
-        from qrelkit.workspace import pool_workspace
-
-        pool = pool_workspace(store, depth=plan.depth, human_depth=plan.human_depth)
+        pool = _pooled(store, "build", plan, human_depth=plan.human_depth)
         from qrelkit.annotate.tasks import sync_tasks
 
         waiting = store.waiting_for_people().to_json()

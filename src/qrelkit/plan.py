@@ -57,7 +57,7 @@ class Plan:
     runs: tuple[str, ...] = ()
     depth: int = 10
     human_depth: int = 3
-    method: Optional[str] = None  # None: chosen by the job and the model (see jobs.default_method)
+    method: Optional[str] = None  # None: chosen by the job and the model (see judges.auto_method)
     model: str = "local"
     task: str = "auto"
     budget: Optional[str] = None
@@ -88,23 +88,23 @@ class Plan:
 def load_plan(path: Path | str) -> Plan:
     """Read and validate a plan; unknown keys are errors (a typo must not be ignored)."""
     path = Path(path)
+    from qrelkit.data._open import read_text
+
+    if not path.exists():
+        raise InputError(path, None, "plan file not found")
+    text = read_text(path)  # a folder or a binary file is an InputError too
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(path, None, "plan file not found") from None
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         line = getattr(e, "lineno", None)
         raise InputError(path, line, f"not valid TOML: {e.msg if hasattr(e, 'msg') else e}") from None
+    except RecursionError:
+        raise InputError(path, None, "not valid TOML: nested too deeply") from None
     base = path.resolve().parent
     values: dict[str, Any] = {}
     for section, table in raw.items():
         if section == "prices":
-            prices = []
-            for model, p in table.items():
-                if not isinstance(p, dict) or set(p) - {"input", "output"}:
-                    raise InputError(path, None, f"[prices.\"{model}\"] takes only input and output ($ per million tokens)")
-                prices.append((model, float(p.get("input", 0.0)), float(p.get("output", 0.0))))
-            values["prices"] = tuple(prices)
+            values["prices"] = _prices(path, table)
             continue
         if section not in _SECTIONS or not isinstance(table, dict):
             raise InputError(path, None, f"unknown section [{section}]; expected one of "
@@ -113,25 +113,82 @@ def load_plan(path: Path | str) -> Plan:
             if key not in _SECTIONS[section]:
                 raise InputError(path, None, f"unknown key {key!r} in [{section}]; expected one of "
                                  + ", ".join(_SECTIONS[section]))
-            values[key] = value
+            values[key] = _typed(path, section, key, value)
     for key in ("topics", "docs", "qrels"):
         if key in values and values[key]:
             values[key] = _resolve(base, values[key])
     if "runs" in values:
-        runs = values["runs"]
-        if isinstance(runs, str):
-            runs = [runs]
-        values["runs"] = tuple(_resolve(base, r) for r in runs)
-    if "measures" in values:
-        values["measures"] = tuple(values["measures"])
-    try:
-        plan = Plan(**values)
-    except TypeError as e:
-        raise InputError(path, None, str(e)) from None
-    for key, typ in (("depth", int), ("human_depth", int), ("concurrency", int), ("threshold", int)):
-        if not isinstance(getattr(plan, key), typ):
-            raise InputError(path, None, f"{key} must be an integer, got {getattr(plan, key)!r}")
+        values["runs"] = tuple(_resolve(base, r) for r in values["runs"])
+    plan = Plan(**values)
+    _check_specs(path, text, plan)
     return plan
+
+
+# The type of each plan key: what TOML value it takes, checked before use so
+# that `depth = "ten"` is one line naming the plan, not a TypeError later.
+_STR_LISTS = ("runs", "measures")
+_INTS = ("depth", "human_depth", "concurrency", "limit", "threshold", "orders", "seed")
+
+
+def _typed(path: Path, section: str, key: str, value: Any) -> Any:
+    if key in _STR_LISTS:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+            raise InputError(path, None, f"[{section}] {key} must be a string or a list of strings, got {value!r}")
+        return tuple(items)
+    if key in _INTS:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(path, None, f"[{section}] {key} must be an integer, got {value!r}")
+        return value
+    if key == "budget" and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)  # `budget = 100` means 100 cases, as `--budget 100` does
+    if not isinstance(value, str):
+        raise InputError(path, None, f"[{section}] {key} must be a string, got {value!r}")
+    return value
+
+
+def _prices(path: Path, table: Any) -> tuple[tuple[str, float, float], ...]:
+    if not isinstance(table, dict):
+        raise InputError(path, None, "[prices] maps model ids to tables of input and output ($ per million tokens)")
+    prices = []
+    for model, p in table.items():
+        if not isinstance(p, dict) or set(p) - {"input", "output"} or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in p.values()):
+            raise InputError(path, None, f"[prices.\"{model}\"] takes only input and output ($ per million tokens)")
+        prices.append((model, float(p.get("input", 0.0)), float(p.get("output", 0.0))))
+    return tuple(prices)
+
+
+def _check_specs(path: Path, text: str, plan: Plan) -> None:
+    """Read the plan's spec strings now, so that a typo names the plan file and its line
+    instead of surfacing later, mid-job, as a bare option error."""
+    from qrelkit.errors import UsageError
+    from qrelkit.judges import parse_prefilter, resolve_method
+    from qrelkit.llm.spec import parse_spec as parse_model
+
+    for key, value, parse in (
+        ("model", plan.model, parse_model),
+        ("method", plan.method, lambda v: resolve_method(v, plan.model)),
+        ("prefilter", plan.prefilter, parse_prefilter),
+    ):
+        if value is None or (key == "prefilter" and value == ""):
+            continue
+        try:
+            parse(value)
+        except UsageError as e:
+            raise InputError(path, _line_of(text, key), str(e)) from None
+
+
+def _line_of(text: str, key: str) -> Optional[int]:
+    """The line of ``key = ...`` in the [judge] table (1-based), if it can be found."""
+    section = ""
+    for lineno, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[] ")
+        elif section == "judge" and stripped.split("=", 1)[0].strip() == key:
+            return lineno
+    return None
 
 
 def _resolve(base: Path, value: str) -> str:

@@ -1,4 +1,4 @@
-"""Depth-k pooling, the hybrid human/LLM split, holes and per-run hole rates.
+"""Depth-k pooling, the hybrid human/LLM split, holes and per-run judged rates.
 
 A pool is the union over runs of each topic's top-k, counted in trec_eval
 order (see :mod:`qrelkit.data.runs`), because that is what the evaluation
@@ -14,11 +14,14 @@ k=10, k_human=3 follow the literature on hybrid pools. ``human_depth=None``
 sends everything to the LLM; a ``human_depth`` above ``depth`` sends
 everything to people.
 
-Hole rates follow ir_measures' ``Judged@k`` (installed version 0.4.x): the
+Judged rates follow ir_measures' ``Judged@k`` (installed version 0.4.x): the
 fraction of a run's top-k for a topic that has a label, where a topic with
 fewer than k retrieved documents is divided by the number retrieved, not by
-k (older ir_measures releases divided by k). ``Hole@k`` is the unjudged
-fraction with the same denominator, so the two add up to 1. Unlike
+k (older ir_measures releases divided by k). ``Unjudged@k`` is the unjudged
+fraction with the same denominator, so the two add up to 1. It is not
+``Hole@k``: BRIDGE's Hole@k counts only *detected* holes (unlabelled pairs
+that new labels find relevant) and needs new qrels, see
+:mod:`qrelkit.evaluate.saturation`. Unlike
 ir_measures, the top-k is taken in trec_eval order (ties by docid
 descending; ir_measures breaks ties by docid ascending), consistent with the
 pool. Only topics that have labels in the qrels are evaluated, and among them
@@ -29,23 +32,18 @@ mean, so for runs that skip labelled topics its Judged@k is lower.
 """
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from qrelkit.data._open import PathLike, iter_lines, open_write, strip_gz
 from qrelkit.data.qrels import QrelsFile, QrelsLike, as_pairs
 from qrelkit.data.runs import Run
-from qrelkit.data.topics import parse_json_object
-from qrelkit.errors import InputError, UsageError
+from qrelkit.errors import UsageError
 from qrelkit.types import Case
 
 DEFAULT_DEPTH = 10
 DEFAULT_HUMAN_DEPTH = 3
-SHARES = ("people", "llm")
 
 
 @dataclass(frozen=True)
@@ -143,24 +141,24 @@ def holes(pool: Pool | Iterable[Case]) -> tuple[Case, ...]:
 
 @dataclass(frozen=True)
 class RunHoleRate:
-    """Judged@k and Hole@k of one run on one topic (see the module doc for the denominator)."""
+    """Judged@k and Unjudged@k of one run on one topic (see the module doc for the denominator)."""
 
     run: str
     qid: str
     judged_at_k: float
-    hole_at_k: float
+    unjudged_at_k: float
     depth: int = DEFAULT_DEPTH
     retrieved: int = 0  # documents in the run's top-k for this topic (<= depth)
 
 
 @dataclass(frozen=True)
 class RunHoleSummary:
-    """A run's mean Judged@k and Hole@k over the topics it was evaluated on;
-    ``judged``/``holes`` are None when no topic could be evaluated."""
+    """A run's mean Judged@k and Unjudged@k over the topics it was evaluated on;
+    ``judged``/``unjudged`` are None when no topic could be evaluated."""
 
     run: str
     judged: float | None
-    holes: float | None
+    unjudged: float | None
     topics: int
 
 
@@ -181,7 +179,7 @@ def run_hole_rates(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_D
             judged = sum(1 for e in top if (qid, e.docid) in pairs)
             n = len(top)
             out.append(RunHoleRate(run=run.name, qid=qid, judged_at_k=judged / n,
-                                   hole_at_k=(n - judged) / n, depth=depth, retrieved=n))
+                                   unjudged_at_k=(n - judged) / n, depth=depth, retrieved=n))
     return out
 
 
@@ -198,154 +196,42 @@ def summarize_hole_rates(rates: Iterable[RunHoleRate], runs: Sequence[Run | str]
     out = []
     for name, items in grouped.items():
         if not items:
-            out.append(RunHoleSummary(run=name, judged=None, holes=None, topics=0))
+            out.append(RunHoleSummary(run=name, judged=None, unjudged=None, topics=0))
             continue
         n = len(items)
         out.append(RunHoleSummary(
             run=name,
             judged=math.fsum(r.judged_at_k for r in items) / n,
-            holes=math.fsum(r.hole_at_k for r in items) / n,
+            unjudged=math.fsum(r.unjudged_at_k for r in items) / n,
             topics=n,
         ))
     return out
 
 
-def holes_report(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_DEPTH) -> dict[str, Any]:
-    """The JSON object behind ``qrelkit holes``: pool size and holes over the
-    qrels' topics, and each run's mean Judged@k / Hole@k. ``topics`` counts the
-    labelled topics that some run retrieved for (the topics of that pool)."""
+def holes_report(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_DEPTH,
+                 new_qrels: QrelsLike | None = None, threshold: int = 2) -> dict[str, Any]:
+    """The JSON object behind ``qrelkit holes``: pool size and unlabelled pooled
+    pairs (``holes``) over the qrels' topics, and each run's mean Judged@k /
+    Unjudged@k; with ``new_qrels`` also BRIDGE's Hole@k (detected holes ÷ k,
+    relevant = grade >= ``threshold``). ``topics`` counts the labelled topics
+    that some run retrieved for (the topics of that pool)."""
     pairs = as_pairs(qrels)  # once: qrels may be a one-shot iterator of Qrel values
     labelled = _qrels_qids(qrels if isinstance(qrels, QrelsFile) else pairs)
     pool = build_pool(runs, depth=depth, qrels=pairs, topics=labelled)
     summary = summarize_hole_rates(run_hole_rates(runs, pairs, depth), runs)
-    return {
+    out: dict[str, Any] = {
         "depth": depth,
         "pooled": len(pool.cases),
         "holes": len(holes(pool)),
-        "runs": {s.run: {f"Judged@{depth}": s.judged, f"Hole@{depth}": s.holes} for s in summary},
+        "runs": {s.run: {f"Judged@{depth}": s.judged, f"Unjudged@{depth}": s.unjudged} for s in summary},
         "topics": len(pool.qids),
     }
+    if new_qrels is None:
+        out["note"] = (f"Hole@{depth} (detected holes: unlabelled pairs that new labels find relevant) "
+                       "needs new qrels: pass --new-qrels QRELS or a workspace with judged holes")
+        return out
+    from qrelkit.evaluate.saturation import hole_rates
 
-
-# -- case lists -------------------------------------------------------------------------------
-
-CASE_COLUMNS = ("qid", "docid", "share", "best_rank", "runs", "judged")
-
-
-def _case_format(path: PathLike) -> str:
-    name = strip_gz(Path(path).name).lower()
-    if name.endswith((".jsonl", ".json")):
-        return "jsonl"
-    if name.endswith((".tsv", ".txt")):
-        return "tsv"
-    raise InputError(path, None, "unknown case list format: use a .tsv or .jsonl file (optionally .gz)")
-
-
-def write_cases(path: PathLike, cases: Iterable[Case]) -> int:
-    """Export cases as TSV (with a header; runs comma-separated, judged 1/0) or
-    JSONL, chosen by extension, gzipped for ``.gz``. Returns the number written."""
-    fmt = _case_format(path)
-    cases = list(cases)
-    if fmt == "tsv":
-        for c in cases:
-            for value in (c.qid, c.docid, *c.runs):
-                if any(ch in value for ch in "\t\n\r") or (value in c.runs and "," in value):
-                    raise InputError(path, None, f"cannot write {value!r} to a TSV case list; use .jsonl")
-    with open_write(path) as fh:
-        if fmt == "tsv":
-            fh.write("\t".join(CASE_COLUMNS) + "\n")
-            for c in cases:
-                fh.write(f"{c.qid}\t{c.docid}\t{c.share}\t{c.best_rank}\t{','.join(c.runs)}\t{int(c.judged)}\n")
-        else:
-            for c in cases:
-                fh.write(json.dumps({"qid": c.qid, "docid": c.docid, "share": c.share,
-                                     "best_rank": c.best_rank, "runs": list(c.runs),
-                                     "judged": c.judged}, ensure_ascii=False) + "\n")
-    return len(cases)
-
-
-def _share(path: PathLike, lineno: int, value: Any) -> str:
-    if value not in SHARES:
-        raise InputError(path, lineno, f"share must be 'people' or 'llm', got {value!r}")
-    return value
-
-
-def _rank(path: PathLike, lineno: int, value: Any) -> int:
-    try:
-        rank = int(value)
-        if isinstance(value, (bool, float)) or rank < 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        raise InputError(path, lineno, f"best_rank must be a non-negative integer, got {value!r}") from None
-    return rank
-
-
-def _judged(path: PathLike, lineno: int, value: Any) -> bool:
-    table = {"1": True, "0": False, "true": True, "false": False, True: True, False: False}
-    key = value.lower() if isinstance(value, str) else value
-    if isinstance(key, int) and not isinstance(key, bool):
-        key = str(key)
-    if key not in table:
-        raise InputError(path, lineno, f"judged must be 1/0 or true/false, got {value!r}")
-    return table[key]
-
-
-def _ident(path: PathLike, lineno: int, value: Any, what: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
-        raise InputError(path, lineno, f"{what} must be a non-empty string, got {json.dumps(value)}")
-    return str(value).strip()
-
-
-def read_cases(path: PathLike) -> Iterator[Case]:
-    """Stream a case list written by :func:`write_cases` (or made by hand: a TSV
-    needs a header naming at least ``qid`` and ``docid``; other columns default)."""
-    try:
-        fmt = _case_format(path)
-    except InputError:
-        from qrelkit.data.topics import detect_format
-
-        fmt = detect_format(path)
-    lines = iter_lines(path)
-    if fmt == "jsonl":
-        for lineno, line in lines:
-            obj = parse_json_object(path, lineno, line)
-            for key in ("qid", "docid"):
-                if key not in obj:
-                    raise InputError(path, lineno, f"missing {key} field")
-            runs = obj.get("runs", [])
-            if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
-                raise InputError(path, lineno, f"runs must be a list of strings, got {json.dumps(runs)}")
-            yield Case(
-                qid=_ident(path, lineno, obj["qid"], "qid"),
-                docid=_ident(path, lineno, obj["docid"], "docid"),
-                share=_share(path, lineno, obj.get("share", "llm")),
-                best_rank=_rank(path, lineno, obj.get("best_rank", 0)),
-                runs=tuple(runs),
-                judged=_judged(path, lineno, obj.get("judged", False)),
-            )
-        return
-    header: list[str] | None = None
-    for lineno, line in lines:
-        cols = line.split("\t")
-        if header is None:
-            header = [c.strip() for c in cols]
-            unknown = [c for c in header if c not in CASE_COLUMNS]
-            if unknown or "qid" not in header or "docid" not in header or len(set(header)) != len(header):
-                raise InputError(
-                    path, lineno,
-                    "expected a header line naming the columns (qid, docid and optionally "
-                    f"share, best_rank, runs, judged), got {line!r}",
-                )
-            continue
-        if len(cols) != len(header):
-            raise InputError(path, lineno, f"expected {len(header)} tab-separated columns, got {len(cols)}")
-        row = dict(zip(header, cols))
-        runs_text = row.get("runs", "").strip()
-        yield Case(
-            qid=_ident(path, lineno, row["qid"], "qid"),
-            docid=_ident(path, lineno, row["docid"], "docid"),
-            share=_share(path, lineno, row.get("share", "llm").strip()),
-            best_rank=_rank(path, lineno, row.get("best_rank", "0").strip()),
-            runs=tuple(r for r in runs_text.split(",") if r) if runs_text else (),
-            judged=_judged(path, lineno, row.get("judged", "0").strip()),
-        )
+    for h in hole_rates(runs, pairs, as_pairs(new_qrels), depth, threshold):
+        out["runs"].setdefault(h.run, {}).update({f"Hole@{depth}": h.hole_rate, "detected_holes": h.holes})
+    return out

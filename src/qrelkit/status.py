@@ -22,8 +22,10 @@ def workspace_status(store: Store) -> dict:
     # over-budget escalations are not for people (see qrelkit.store.waiting)
     waiting = store.waiting_for_people()
     methods = [{"method": m.method, "model": m.model, "judgments": m.judgments} for m in store.method_counts()]
+    store.reconcile_commands()  # a killed command's spend, recovered from the call cache
     totals = {"calls": 0, "cache_hits": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
-    for run in store.command_runs():
+    runs = store.command_runs()
+    for run in runs:
         for k in totals:
             totals[k] += run["totals"].get(k, 0) or 0
     return {
@@ -40,4 +42,5 @@ def workspace_status(store: Store) -> dict:
         "people_pending": len(waiting.people_share),
         "votes": store.vote_count(),
         "spent": totals,
+        "commands": {st: sum(r["status"] == st for r in runs) for st in ("running", "interrupted")},
     }

@@ -37,15 +37,17 @@ def load_collection(
     runs: Sequence[str] = (),
     on_docs: Optional[Callable[[int], None]] = None,
     force: bool = False,
+    allow_empty: bool = False,
 ) -> dict:
     """Load topics, docs, qrels and runs into the workspace (upserts).
 
     Everything is parsed and validated before the first write, except docs,
     which stream; so a malformed qrels or run file leaves the workspace as it
     was. When the same files (by size and mtime) were loaded before, nothing is
-    read again unless ``force``.
+    read again unless ``force``. An empty qrels or run file is refused unless
+    ``allow_empty``.
     """
-    from qrelkit.data import expand_paths, read_docs, read_qrels, read_runs, read_topics
+    from qrelkit.data import expand_paths, load_qrels, read_runs, unique_docs, unique_topics
 
     run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []
     inputs = {"topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None, "runs": run_paths}
@@ -54,13 +56,17 @@ def load_collection(
     if not force and previous and previous.get("inputs") == inputs and previous.get("fingerprint") == fp:
         return {**previous["counts"], "reloaded": False}
 
-    topic_list = list(read_topics(str(topics)))
-    qrels_list = list(read_qrels(str(qrels))) if qrels else []
-    run_list = read_runs(run_paths) if run_paths else []
+    topic_reader = unique_topics(str(topics))
+    topic_list = list(topic_reader)
+    qrels_file = load_qrels(str(qrels), allow_empty=allow_empty) if qrels else None
+    qrels_list = list(qrels_file.qrels()) if qrels_file else []
+    run_list = read_runs(run_paths, allow_empty=allow_empty) if run_paths else []
     store.upsert_topics(topic_list)
 
+    doc_reader = unique_docs(str(docs))
+
     def _docs():
-        for i, d in enumerate(read_docs(str(docs)), 1):
+        for i, d in enumerate(doc_reader, 1):
             if on_docs is not None and i % 5000 == 0:
                 on_docs(i)
             yield d
@@ -69,7 +75,9 @@ def load_collection(
     store.upsert_qrels(qrels_list)
     for run in run_list:
         store.upsert_run(run.name, str(run.path))
-    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_list)}
+    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_list),
+              "duplicates": {"topics": topic_reader.duplicates, "docs": doc_reader.duplicates,
+                             "qrels": qrels_file.duplicates if qrels_file else 0}}
     store.set_meta("inputs", {"inputs": inputs, "fingerprint": fp, "counts": counts})
     return {**counts, "reloaded": True}
 
@@ -87,7 +95,7 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
             f"{store.workspace}: the workspace has no runs; add them with "
             f"`qrelkit init -w {store.workspace} ... --runs PATH`"
         )
-    runs = read_runs([p for _, p, _ in stored])
+    runs = read_runs([p for _, p, _ in stored], allow_empty=True)  # accepted when loaded
     qrels = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
     topics = store.topics()
     cases = build_pool(runs, depth=depth, human_depth=human_depth or None, qrels=qrels, topics=list(topics)).cases

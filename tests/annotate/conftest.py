@@ -30,7 +30,7 @@ class Annotator:
     def __init__(self, app, store, name: str, admin: bool = False):
         self.name = name
         self.client = TestClient(app, base_url="https://testserver")
-        r = self.client.get("/login", params={"token": add_login(store, name, admin)}, follow_redirects=False)
+        r = self.client.post("/login", data={"token": add_login(store, name, admin)}, follow_redirects=False)
         assert r.status_code == 303, r.text
         self.csrf = self.client.get("/api/session").json()["csrf"]
 

@@ -116,9 +116,11 @@ class ServerThread:
     def __init__(self, app):
         import uvicorn
 
+        from qrelkit.annotate.app import uvicorn_config
+
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        config = uvicorn_config(app, "127.0.0.1", self.port, lifespan="on")  # as `annotate serve` runs it
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

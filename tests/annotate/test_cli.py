@@ -40,11 +40,11 @@ def test_users_add_link_list_revoke(ws):
     app = create_app(ws)
     try:
         c = TestClient(app, base_url="https://testserver")
-        assert c.get("/login", params={"token": out["token"]}, follow_redirects=False).status_code == 303
+        assert c.post("/login", data={"token": out["token"]}, follow_redirects=False).status_code == 303
         assert c.get("/api/session").json() == {"user": "ann", "is_admin": True, "csrf": c.get("/api/session").json()["csrf"]}
         again = run("users", "link", "ann", "-w", str(ws))
         c2 = TestClient(app, base_url="https://testserver")
-        assert c2.get("/login", params={"token": again["token"]}, follow_redirects=False).status_code == 303
+        assert c2.post("/login", data={"token": again["token"]}, follow_redirects=False).status_code == 303
         users = run("users", "list", "-w", str(ws))["users"]
         assert users == [{"name": "ann", "is_admin": True, "revoked": False, "link_pending": False, "votes": 0}]
         assert run("users", "revoke", "ann", "-w", str(ws)) == {"name": "ann", "revoked": True}

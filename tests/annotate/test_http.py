@@ -53,7 +53,7 @@ def test_login_link_works_once_and_sets_a_safe_cookie(app, store):
     # only the hash is stored
     assert store.query("SELECT token_hash FROM annot_users WHERE name='ann'")[0][0] == hash_secret(token) != token
     c = TestClient(app, base_url="https://testserver")
-    r = c.get("/login", params={"token": token}, follow_redirects=False)
+    r = c.post("/login", data={"token": token}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/"
     cookie = r.headers["set-cookie"].lower()
     assert cookie.startswith(SESSION_COOKIE + "=")
@@ -63,12 +63,12 @@ def test_login_link_works_once_and_sets_a_safe_cookie(app, store):
     assert store.query("SELECT token_hash FROM annot_users WHERE name='ann'")[0][0] is None
     # replayed link: denied, no new session
     other = TestClient(app, base_url="https://testserver")
-    r = other.get("/login", params={"token": token}, follow_redirects=False)
+    r = other.post("/login", data={"token": token}, follow_redirects=False)
     assert r.status_code == 403 and "set-cookie" not in r.headers
     assert other.get("/api/session").status_code == 401
     assert store.query("SELECT COUNT(*) FROM annot_sessions")[0][0] == 1
     for bad in ("", "x" * 300, token[:-1]):
-        assert other.get("/login", params={"token": bad}).status_code == 403
+        assert other.post("/login", data={"token": bad}).status_code == 403
     # the raw session id is not stored either
     sid = c.cookies.get(SESSION_COOKIE)
     assert store.query("SELECT COUNT(*) FROM annot_sessions WHERE id_hash=?", (sid,))[0][0] == 0
@@ -82,7 +82,7 @@ def test_revoked_user_is_locked_out(app, store, annotator):
     assert bob.vote("q1", "d1", 2).status_code == 401
     token = add_login(store, "carl")
     revoke_user(store, "carl")
-    assert TestClient(app, base_url="https://testserver").get("/login", params={"token": token}).status_code == 403
+    assert TestClient(app, base_url="https://testserver").post("/login", data={"token": token}).status_code == 403
 
 
 def test_annotators_cannot_open_admin_pages(annotator):

@@ -42,7 +42,7 @@ def live(tmp_path):
 async def annotator(url: str, token: str, seed: int, case_ids: list[tuple[str, str]], log: list) -> int:
     rng = random.Random(seed)
     async with httpx.AsyncClient(base_url=url, timeout=120) as anon:
-        r = await anon.get("/login", params={"token": token}, follow_redirects=False)
+        r = await anon.post("/login", data={"token": token}, follow_redirects=False)
         assert r.status_code == 303, r.text
         sid = r.cookies[SESSION_COOKIE]
     # httpx keeps Secure cookies for https only: hand the session cookie over explicitly

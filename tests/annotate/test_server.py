@@ -27,7 +27,7 @@ def live(tmp_path):
 def test_streamed_body_over_the_limit_is_refused_by_uvicorn(live):
     ws, url, token = live
     with httpx.Client(base_url=url, timeout=60) as anon:
-        r = anon.get("/login", params={"token": token}, follow_redirects=False)
+        r = anon.post("/login", data={"token": token}, follow_redirects=False)
         assert r.status_code == 303
         sid = r.cookies[SESSION_COOKIE]
     with httpx.Client(base_url=url, timeout=60, cookies={SESSION_COOKIE: sid}) as c:
@@ -55,7 +55,7 @@ def test_secure_cookie_is_not_sent_back_by_plain_http_clients(live):
     """Why scripts hand the cookie over themselves (see app.py): httpx keeps Secure cookies for https."""
     _, url, token = live
     with httpx.Client(base_url=url, timeout=60, follow_redirects=True) as c:
-        r = c.get("/login", params={"token": token})
+        r = c.post("/login", data={"token": token})
         assert r.status_code == 401  # redirected to / without the cookie
         assert "secure" in r.history[0].headers["set-cookie"].lower()
 

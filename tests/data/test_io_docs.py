@@ -102,7 +102,7 @@ def test_doc_index_duplicate_ids_name_both_lines(write, tmp_path):
     cache = tmp_path / "cache"
     with pytest.raises(InputError) as err:
         DocIndex.open(path, cache_dir=cache)
-    assert str(err.value) == f"{path}:2501: duplicate document id d7: lines 8 and 2501"
+    assert str(err.value) == f"{path}:2501: duplicate document id d7 with different content: lines 8 and 2501"
     assert list(cache.iterdir()) == []  # no half-built index left behind
 
 

@@ -98,9 +98,18 @@ def test_missing_file_and_directory(tmp_path):
     assert str(err.value) == f"{tmp_path}: is a directory, expected a file"
 
 
-def test_empty_qrels_file_is_valid(write):
-    qrels = load_qrels(write("empty.txt", ""))
+def test_empty_qrels_file_is_valid_when_allowed(write):
+    qrels = load_qrels(write("empty.txt", ""), allow_empty=True)
     assert len(qrels) == 0 and qrels.qids == frozenset()
+
+
+@pytest.mark.parametrize("read", [load_qrels, lambda p: list(read_qrels(p)),
+                                  lambda p: list(read_qrels(p, allow_conflicts=True))])
+def test_empty_qrels_file_is_an_error_by_default(write, read):
+    path = write("empty.txt", "\n \n")
+    with pytest.raises(InputError) as err:
+        read(path)
+    assert str(err.value) == f"{path}: no labels found (the qrels file is empty)"
 
 
 def test_qrels_file_behaves_like_a_mapping(write):

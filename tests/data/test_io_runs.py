@@ -78,8 +78,15 @@ def test_malformed_run_lines(write, text, problem):
     assert str(err.value) == f"{path}:{problem}"
 
 
-def test_empty_run_is_valid_and_named_after_file(write):
-    run = read_run(write("nothing.run.gz", ""))
+def test_empty_run_is_an_error_by_default(write):
+    path = write("nothing.run", "")
+    with pytest.raises(InputError) as err:
+        read_run(path)
+    assert str(err.value) == f"{path}: no ranked documents found (the run file is empty)"
+
+
+def test_empty_run_is_valid_when_allowed_and_named_after_file(write):
+    run = read_run(write("nothing.run.gz", ""), allow_empty=True)
     assert run.name == "nothing" and run.by_topic == {} and run.tags == ()
 
 

@@ -78,7 +78,7 @@ def test_duplicate_topic_names_both_lines(write):
     assert [t.qid for t in read_topics(path)] == ["1", "2", "1"]
     with pytest.raises(InputError) as err:
         load_topics(path)
-    assert str(err.value) == f"{path}:3: duplicate topic 1: lines 1 and 3"
+    assert str(err.value) == f"{path}:3: duplicate topic 1 with different content: lines 1 and 3"
 
 
 def test_crlf_and_unicode_line_separators(write):

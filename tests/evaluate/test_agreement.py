@@ -157,3 +157,43 @@ def test_workspace_judgments():
     assert d["escalation_ratio"] == pytest.approx(0.4) and d["auto_accuracy"] == pytest.approx(2 / 3)
     assert d["statuses"] == {"adjudicated": 1, "auto": 1, "consensus": 2, "escalate": 1}
     assert out["people"].overall.accuracy == 1.0
+
+
+def test_headline_is_balanced_accuracy_on_decided_cases_next_to_escalation_ratio():
+    from sklearn.metrics import balanced_accuracy_score
+
+    ref = {("q", d): g for d, g in zip("abcdefgh", (3, 0, 0, 0, 2, 0, 1, 3))}
+    js = [
+        J("q", "a", "consensus", 3, rnd=1),  # TP
+        J("q", "b", "consensus", 0, rnd=1),  # TN
+        J("q", "c", "consensus", 0, rnd=1),  # TN
+        J("q", "d", "consensus", 0, rnd=2),  # TN
+        J("q", "e", "consensus", 0, rnd=2),  # FN
+        J("q", "f", "auto", 0, rnd=1),  # TN
+        J("q", "g", "escalate", None, rnd=2),
+        J("q", "h", "adjudicated", 3, rnd=3),
+    ]
+    (deb,) = judgments_agreement(js, ref)
+    decided = "abcdef"
+    truth = [int(ref[("q", d)] >= 2) for d in decided]
+    said = [1, 0, 0, 0, 0, 0]
+    d = deb.to_dict()
+    assert d["headline"]["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(truth, said))  # 0.75
+    assert d["headline"]["escalation_ratio"] == pytest.approx(2 / 8)
+    assert d["auto_accuracy"] == pytest.approx(5 / 6)  # plain accuracy: secondary
+
+
+@pytest.mark.parametrize("rnd, pairs, balanced, share", [
+    ("1", 4, 1.0, 4 / 8),  # a, b, c, f
+    ("2", 2, 0.5, 2 / 8),  # d right, e missed: one class each -> (1 + 0) / 2
+])
+def test_headline_per_debate_round(rnd, pairs, balanced, share):
+    ref = {("q", d): g for d, g in zip("abcdefgh", (3, 0, 0, 0, 2, 0, 1, 3))}
+    js = [J("q", "a", "consensus", 3, rnd=1), J("q", "b", "consensus", 0, rnd=1), J("q", "c", "consensus", 0, rnd=1),
+          J("q", "d", "consensus", 0, rnd=2), J("q", "e", "consensus", 0, rnd=2), J("q", "f", "auto", 0, rnd=1),
+          J("q", "g", "escalate", None, rnd=2), J("q", "h", "adjudicated", 3, rnd=3)]
+    (deb,) = judgments_agreement(js, ref)
+    r = deb.to_dict()["by_round"][rnd]
+    assert r["pairs"] == pairs
+    assert r["balanced_accuracy"] == pytest.approx(balanced)
+    assert r["decided_share"] == pytest.approx(share)

@@ -98,7 +98,7 @@ def test_stability_json(files):
     for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
         assert set(out[k]) >= {"mean", "std", "p025", "p975"}
     assert set(out["aggregations"]) == {"max", "min", "mean"}
-    assert set(out["rankers"]) == {"x", "y"}
+    assert set(out["rankers"]) == {"x", "y", "aggregated max", "aggregated min", "aggregated mean"}
     assert "nDCG@10" in out["rankers"]["x"]
 
 
@@ -136,6 +136,8 @@ def test_tables_go_to_stderr(files):
     (["evaluate", "--runs", "{d}/runs", "--qrels", "{d}/a.qrels", "--measures", "Bogus@3"], "unknown measure"),
     (["ragalign", "--runs", "{d}/runs", "--qrels", "{d}/a.qrels", "--generation", "{d}/a.qrels"], "a.qrels:1"),
     (["simulate", "leave-out", "--runs", "{d}/runs", "--qrels", "{d}/gen.tsv"], "gen.tsv:1"),
+    (["holes", "--runs", "{d}/runs", "--qrels", "{d}/a.qrels", "--saturation"], "counts newly identified holes"),
+    (["evaluate", "--runs", "{d}/runs", "--qrels", "{d}/a.qrels", "--threshold", "zero"], "'auto' or an integer"),
 ])
 def test_user_errors_exit_2(files, capsys, args, message):
     d, *_ = files
@@ -155,3 +157,38 @@ def test_variadic_runs(files, capsys):
         assert e.code in (0, None)
     out = json.loads(capsys.readouterr().out)
     assert out["runs"] == 3
+
+
+COMMANDS = {
+    "evaluate": lambda d, q: ["evaluate", "--runs", d / "runs", "--qrels", q, "--bootstrap", "0"],
+    "agree": lambda d, q: ["agree", "--reference", q, "--labels", d / "b.qrels"],
+    "stability": lambda d, q: ["stability", "--runs", d / "runs", "--primary", q, "--assessors", d / "x.qrels",
+                               "--samples", "20", "--shuffles", "1"],
+    "simulate": lambda d, q: ["simulate", "leave-out", "--runs", d / "runs", "--qrels", q],
+    "ragalign": lambda d, q: ["ragalign", "--runs", d / "runs", "--qrels", q, "--generation", d / "gen.tsv"],
+    "holes": lambda d, q: ["holes", "--runs", d / "runs", "--qrels", q],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("qrels, given, value, source", [
+    ("a.qrels", None, 2, "auto-graded"), ("bin.qrels", None, 1, "auto-binary"), ("a.qrels", "1", 1, "given")])
+def test_every_command_states_its_threshold(files, command, qrels, given, value, source):
+    d, _, graded, _ = files
+    if not (d / "bin.qrels").exists():
+        write_qrels(d / "bin.qrels", {p: int(g >= 2) for p, g in graded.items()})
+    args = COMMANDS[command](d, d / qrels) + (["--threshold", given] if given else []) + ["--json"]
+    out = invoke(*args)
+    assert (out["threshold"], out["threshold_source"]) == (value, source)
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_refuses_a_threshold_above_the_largest_grade(files, capsys, command):
+    d, _, graded, _ = files
+    if not (d / "bin.qrels").exists():
+        write_qrels(d / "bin.qrels", {p: int(g >= 2) for p, g in graded.items()})
+    with pytest.raises(SystemExit) as e:
+        main([str(a) for a in COMMANDS[command](d, d / "bin.qrels") + ["--threshold", "3"]])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{d / 'bin.qrels'}: --threshold 3 is above the largest grade in this file (1)" in " ".join(err.split())

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -171,3 +172,44 @@ def test_all_permutations_small():
     for perm in itertools.permutations(range(4)):
         other = base[list(perm)]
         assert tau_ap(base, other) == pytest.approx(tau_ap_reference(names, ranking(other, names)))
+
+
+def _truncated_rbo(a, b, p, depth):
+    """(1-p) sum_d p^(d-1) X_d/d to a finite depth: the definition, written out."""
+    sa, sb, x, total = set(), set(), 0, 0.0
+    for d in range(depth):
+        sa.add(a[d])
+        sb.add(b[d])
+        x += (a[d] in sb) + (b[d] in sa) - (a[d] == b[d])
+        total += p**d * x / (d + 1)
+    return (1 - p) * total
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("p", [0.5, 0.8, 0.9])
+def test_rbo_bounds_are_the_extremes_of_every_continuation(seed, p):
+    from qrelkit.evaluate.correlation import rbo, rbo_bounds
+
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(3, 10))
+    a = [int(i) for i in rng.choice(15, k, replace=False)]
+    b = [int(i) for i in rng.choice(15, k, replace=False)]
+    r = rbo_bounds(a, b, p)
+    far = 3000
+    # minimum: nothing else ever matches; maximum: each list next brings the other's unseen items, then the same ones
+    lo = _truncated_rbo(a + [f"a{i}" for i in range(far)], b + [f"b{i}" for i in range(far)], p, far)
+    hi = _truncated_rbo(a + [i for i in b if i not in a] + [f"c{i}" for i in range(far)],
+                        b + [i for i in a if i not in b] + [f"c{i}" for i in range(far)], p, far)
+    assert r.min == pytest.approx(lo, abs=1e-12)
+    assert r.min + r.res == pytest.approx(hi, abs=1e-12)
+    assert r.ext == pytest.approx(rbo(a, b, p), abs=1e-12)
+
+
+def test_rbo_bounds_of_a_full_ranking_by_hand():
+    from qrelkit.evaluate.correlation import rbo_bounds
+
+    # two systems swapped at the top: X_1 = 0, X_2 = 2; p = 0.5
+    r = rbo_bounds(["s1", "s2"], ["s2", "s1"], 0.5)
+    assert r.ext == pytest.approx(2 / 2 * 0.25 + 1 * (0 + 2 / 2 * 0.25))  # 0.5
+    assert r.min == pytest.approx(1 * ((0 - 2) * 0.5 + 0) - 2 * math.log(0.5))
+    assert r.res == pytest.approx(0.5 ** 1 - 2 * (-math.log(0.5) - 0.5))

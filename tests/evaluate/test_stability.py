@@ -135,3 +135,63 @@ def test_bad_inputs():
         stability(runs[:1], primary, assessors, samples=10)
     with pytest.raises(UsageError):
         stability(runs, primary, assessors, samples=10, natural={"q0": "c"})
+
+
+@pytest.mark.parametrize("how, order", [
+    ("max", ["a", "b", "c", "d"]),  # max grades 3, 2, 1, 0
+    ("min", ["b", "c", "a", "d"]),  # min grades 0 (a), 2 (b), 1 (c), 0 (d) -> b, c, then a/d tie broken at random
+    ("mean", ["b", "a", "c", "d"]),  # means 1.5, 2, 1, 0
+])
+def test_aggregated_rankers_rank_by_the_combined_grades(how, order):
+    import ir_measures
+
+    from qrelkit.evaluate.rankers import aggregated_rankers
+
+    primary = {("q", "a"): 3, ("q", "b"): 2, ("q", "c"): 0, ("q", "d"): 1}
+    x = {("q", "a"): 3, ("q", "b"): 2, ("q", "c"): 1, ("q", "d"): 0}
+    y = {("q", "a"): 0, ("q", "b"): 2, ("q", "c"): 1, ("q", "d"): 0}
+    rankers = {r.assessor: r for r in aggregated_rankers([("x", x), ("y", y)], primary, ["nDCG@10"], shuffles=200)}
+    got = rankers[f"aggregated {how}"].scores[0].mean
+    qrels = [ir_measures.Qrel("q", d, g) for (_, d), g in primary.items()]
+
+    def ndcg(docs):
+        run = [ir_measures.ScoredDoc("q", d, float(10 - i)) for i, d in enumerate(docs)]
+        return ir_measures.calc_aggregate([ir_measures.nDCG @ 10], qrels, run)[ir_measures.nDCG @ 10]
+
+    if how == "min":  # a and d tie: the two orders, equally likely
+        expect = (ndcg(["b", "c", "a", "d"]) + ndcg(["b", "c", "d", "a"])) / 2
+        assert got == pytest.approx(expect, abs=0.03)
+    else:
+        assert got == pytest.approx(ndcg(order), abs=1e-12)
+
+
+def test_system_differences_match_scipy_and_bonferroni():
+    from scipy.stats import ttest_rel, wilcoxon
+
+    from qrelkit.evaluate.significance import system_differences
+
+    rng = np.random.default_rng(3)
+    a = rng.random((4, 12))
+    b = a + rng.normal(0.05, 0.05, (4, 12))
+    b[3] = a[3]  # a system the aggregation does not move
+    out = system_differences(a, b, ["s0", "s1", "s2", "s3"])
+    for i, d in enumerate(out[:3]):
+        p = ttest_rel(a[i], b[i]).pvalue
+        assert d.t_p_value == pytest.approx(p)
+        assert d.t_p_bonferroni == pytest.approx(min(1.0, 4 * p))
+        assert d.wilcoxon_p_value == pytest.approx(wilcoxon(a[i] - b[i]).pvalue)
+        assert d.significant == (min(1.0, 4 * p) < 0.05)
+    assert out[3].t_p_value == 1.0
+
+
+def test_stability_reports_differences_rbo_bounds_and_groups():
+    runs, primary, assessors, _ = collection()
+    res = stability(runs, primary, assessors, samples=20, seed=1, shuffles=2)
+    agg = {a.name: a for a in res.aggregations}["max"]
+    assert len(agg.differences) == len(runs)
+    assert agg.rbo_min <= agg.rbo + 1e-12
+    assert agg.rbo <= agg.rbo_min + agg.rbo_res + 1e-12
+    assert [g.members for g in res.groups] == [("a", "b"), ("c", "d")]
+    d = res.to_dict()
+    assert set(d["aggregations"]["mean"]["systems"]) == {r.name for r in runs}
+    assert {"aggregated max", "aggregated min", "aggregated mean", "a"} <= set(d["rankers"])

@@ -122,26 +122,33 @@ def test_the_canonical_spec_lists_the_default_signals():
     assert canonical("learned") == canonical("learned(signals=pmi+ql+dense+lexical+pool)")
 
 
-@pytest.mark.parametrize("labelled,budget,expected", [
-    (True, None, "learned"),
-    (True, "10%", "learned(budget=10%)"),
-    (False, None, "likelihood"),
+@pytest.mark.parametrize("labelled,command,expected", [
+    (True, "judge", "learned"),
+    (True, "fill", "learned"),
+    (False, "judge", "likelihood"),
+    (False, "fill", "likelihood"),
 ])
-def test_auto_on_the_embedded_model_learns_when_there_are_labels(labelled, budget, expected):
-    from qrelkit.judges import resolve_auto
+def test_auto_on_the_embedded_model_learns_when_there_are_labels(labelled, command, expected):
+    from qrelkit.judges import auto_method
 
-    assert resolve_auto("auto", "local", labelled=labelled, budget=budget) == expected
+    assert auto_method("local", command, labelled).name == expected
 
 
-@pytest.mark.parametrize("labelled,expected", [(True, "learned"), (False, "likelihood(threshold=auto)")])
-def test_fill_and_build_default_to_the_learned_judge_when_there_are_labels(labelled, expected):
-    from qrelkit.jobs import default_method
+def test_an_auto_chosen_learned_judge_takes_the_budget_into_its_spec(ws):
+    from qrelkit.judging import JudgingJob
 
-    assert default_method("fill", "local", labelled) == expected
+    spec = JudgingJob(method="auto", model="local", command="fill", budget="10%").spec(ws)
+    assert spec.canonical == canonical("learned(budget=10%)")
+
+
+def test_a_served_model_is_not_switched_to_the_learned_judge(ws):
+    from qrelkit.judging import JudgingJob
+
+    assert JudgingJob(model="openai:m@http://127.0.0.1:1/v1", command="fill").spec(ws).name == "debate"
 
 
 def test_has_labels_sees_original_qrels(ws):
-    from qrelkit.judges import has_labels
+    from qrelkit.judging import has_labels
 
     assert has_labels(ws)
 

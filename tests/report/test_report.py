@@ -39,7 +39,7 @@ def explicit_inputs(evil_name: str = "sys0") -> ReportInputs:
         versions=(before_s, after_s),
         comparison=compare_versions(before_s, after_s, "nDCG@10", bootstrap=50),
         holes=hole_rates(runs, qrels, after, 10),
-        saturation=pool_growth(runs, after, orders=3),
+        saturation=pool_growth(runs, qrels, after, orders=3),
         agreements=(compare_labels(qrels, after, name="after vs before"),),
         agreement_reference="before",
         narratives=(("q1", "A <b>bold</b> claim & more"),),
@@ -85,6 +85,7 @@ def test_workspace_report_through_the_cli(workspace, tmp_path):
     assert res.exit_code == 0, res.output
     payload = json.loads(res.stdout)
     assert payload["html"] == str(out) and Path(payload["json"]).exists()
+    assert (payload["threshold"], payload["threshold_source"]) == (2, "auto-graded")
     assert all(v == "ok" for v in payload["sections"].values()), payload["sections"]
     data = json.loads(Path(payload["json"]).read_text())
     html = out.read_text()
@@ -123,6 +124,43 @@ def test_workspace_report_through_the_cli(workspace, tmp_path):
     assert "&lt;script&gt;" in html  # the narrative is escaped
     assert data["plan"]["job"] == "fill" and data["plan"]["settings"]["depth"] == 7
     assert data["qrelkit_version"] and 'id="plan-table"' in html
+
+
+def test_workspace_report_holes_threshold_and_saturation(workspace, tmp_path):
+    out = tmp_path / "report.html"
+    res = CliRunner().invoke(app, ["report", "-w", str(workspace), "--out", str(out), "--orders", "2", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(Path(json.loads(res.stdout)["json"]).read_text())
+    with Store.open(workspace) as store:
+        original = store.qrels()
+        merged = {(m.qid, m.docid): m.grade for m in merge(store).labels}
+        runs_paths = store.runs()
+    from qrelkit.data import read_run
+
+    runs = [read_run(p) for _, p, _ in runs_paths]
+    # independent Hole@10: newly relevant (not in the original, grade >= 2 after) in the top 10, / 10
+    expect = []
+    for r in runs:
+        per_topic = [sum(1 for e in r.by_topic[q][:10] if (q, e.docid) not in original and merged.get((q, e.docid), 0) >= 2)
+                     / 10 for q in sorted({q for q, _ in original}) if r.by_topic.get(q)]
+        expect.append(sum(per_topic) / len(per_topic))
+    assert sum(expect) > 0
+    assert data["holes"]["mean_hole_rate"] == pytest.approx(sum(expect) / len(expect))
+    assert (data["threshold"], data["threshold_source"]) == (2, "auto-graded")
+    assert data["saturation"]["measure"] == "Hit@10"
+    assert "Growth rate(t)" in out.read_text()
+
+
+def test_holes_with_a_workspace_uses_its_merged_labels(workspace, tmp_path):
+    res = CliRunner().invoke(app, ["holes", "-w", str(workspace), "--saturation", "--orders", "2", "--json"])
+    assert res.exit_code == 0, res.output
+    holes = json.loads(res.stdout)
+    rep = CliRunner().invoke(app, ["report", "-w", str(workspace), "--out", str(tmp_path / "r.html"), "--json"])
+    data = json.loads(Path(json.loads(rep.stdout)["json"]).read_text())
+    for row in data["holes"]["runs"]:
+        assert holes["runs"][row["run"]]["Hole@10"] == pytest.approx(row["hole_rate"])
+    assert "note" not in holes
+    assert holes["saturation"]["holes"] == data["saturation"]["holes"]
 
 
 def test_agree_with_a_workspace(workspace):

@@ -1,13 +1,21 @@
 """The annotation web app: server-rendered pages for people, a JSON API for scripts.
 
 Security is enforced in one place per concern so that no route can forget it:
-- `_Guard` (ASGI middleware) caps request bodies and adds the security headers
-  (a strict Content-Security-Policy with no inline script, so even an escaping
-  bug could not run a document's script) to every response;
+- `guard.Guard` (ASGI middleware) caps request bodies and adds the security
+  headers (a strict Content-Security-Policy with no inline script, so even an
+  escaping bug could not run a document's script) to every response;
 - `_session` / `_admin` dependencies check the session cookie on every page
   and API call (only /login and /static are public);
 - `_check_post` checks the per-session CSRF token (form field or X-CSRF-Token
-  header) and the Origin header on every POST.
+  header) and the Origin header on every POST. The expected origin is the
+  project's ``public_url`` when set (the app behind a TLS-terminating proxy),
+  else the forwarded scheme and host when ``trust_proxy`` is on, else the
+  request's own;
+- an exception no handler knows becomes a plain 500 inside `Guard`, so that
+  even a bug's response carries the security headers (Starlette's own error
+  middleware sits outside every user middleware and would send it bare).
+Uvicorn adds a ``server`` header below the app; :func:`uvicorn_config` turns
+it off, and both ``annotate serve`` and the tests' server use it.
 Templates autoescape everything; the only markup built in Python is the
 document with its evidence marks, built from escaped pieces (content.highlight).
 
@@ -34,26 +42,13 @@ from starlette.concurrency import run_in_threadpool
 
 from qrelkit.annotate import auth, tasks
 from qrelkit.annotate.content import load_case
-from qrelkit.annotate.settings import AnnotateSettings, load_settings
+from qrelkit.annotate.guard import Guard
+from qrelkit.annotate.settings import AnnotateSettings, load_settings, public_origin
 from qrelkit.annotate.stats import project_stats
 from qrelkit.annotate.votes import VoteRejected, cast_vote
 from qrelkit.store import Store
 
 HERE = Path(__file__).resolve().parent
-MAX_BODY = 64 * 1024
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
-SECURITY_HEADERS = [
-    (b"content-security-policy", CSP.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
-    # login links carry a token in the URL: never send it elsewhere. Not "no-referrer":
-    # with it Chromium sends "Origin: null" on same-origin form posts, which the Origin check refuses.
-    (b"referrer-policy", b"same-origin"),
-    (b"cross-origin-opener-policy", b"same-origin"),
-]
 NOTICES = {
     "taken": "That case was no longer open to you (complete, already voted, or assigned to others). Here is the next one.",
     "skipped": "Skipped: the case went to the back of your queue.",
@@ -67,65 +62,14 @@ class Denied(Exception):
         self.message = message
 
 
-class _TooLarge(Exception):
-    pass
+def uvicorn_config(app, host: str, port: int, **kwargs: Any):
+    """How the app is served: without uvicorn's ``server`` header (it names
+    the stack to whoever asks) and without trusting proxy headers for the
+    client address (the app's own ``trust_proxy`` setting covers the origin)."""
+    import uvicorn
 
-
-class _Guard:
-    """Body-size limit and security headers for every HTTP response."""
-
-    def __init__(self, app, max_body: int = MAX_BODY):
-        self.app = app
-        self.max_body = max_body
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        state = {"started": False, "received": 0}
-        static = scope.get("path", "").startswith("/static/")
-
-        async def send_wrapped(message):
-            if message["type"] == "http.response.start":
-                state["started"] = True
-                headers = [h for h in message.get("headers", []) if h[0].lower() != b"server"]
-                headers += SECURITY_HEADERS
-                if not static:
-                    headers.append((b"cache-control", b"no-store"))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        length = dict(scope.get("headers", [])).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            return await _too_large(scope, receive, send_wrapped)
-
-        async def receive_capped():
-            message = await receive()
-            if message["type"] == "http.request":
-                state["received"] += len(message.get("body", b""))
-                if state["received"] > self.max_body:
-                    raise _TooLarge()
-            return message
-
-        try:
-            await self.app(scope, receive_capped, send_wrapped)
-        except BaseException as e:  # the app may wrap our exception in an exception group
-            if _contains(e, _TooLarge) and not state["started"]:
-                return await _too_large(scope, receive, send_wrapped)
-            raise
-
-
-def _contains(e: BaseException, kind: type) -> bool:
-    if isinstance(e, kind):
-        return True
-    if isinstance(e, BaseExceptionGroup):
-        return any(_contains(x, kind) for x in e.exceptions)
-    return _contains(e.__cause__, kind) if e.__cause__ is not None else False
-
-
-async def _too_large(scope, receive, send):
-    await JSONResponse({"error": f"request body larger than {MAX_BODY} bytes"}, status_code=413)(
-        scope, receive, send
-    )
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False,
+                          proxy_headers=False, **kwargs)
 
 
 def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> FastAPI:
@@ -147,7 +91,7 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
-    app.add_middleware(_Guard)
+    app.add_middleware(Guard)
 
     def cur_settings() -> AnnotateSettings:
         return settings or load_settings(store)
@@ -187,12 +131,25 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
             raise Denied(403, "This page is for project admins.")
         return session
 
-    def _check_post(request: Request, session: auth.Session, token: Optional[str]) -> None:
+    def _own_origin(request: Request) -> str:
+        s = cur_settings()
+        if s.public_url:
+            return public_origin(s.public_url) or ""
+        scheme, host = request.url.scheme, request.headers.get("host", "")
+        if s.trust_proxy:
+            scheme = request.headers.get("x-forwarded-proto", scheme).split(",")[0].strip()
+            host = request.headers.get("x-forwarded-host", host).split(",")[0].strip()
+        return f"{scheme}://{host}".lower()
+
+    def _check_origin(request: Request) -> None:
         origin = request.headers.get("origin")
-        if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+        if origin is not None and origin.lower() != _own_origin(request):
             raise Denied(403, "cross-origin request refused")
         if request.headers.get("sec-fetch-site") == "cross-site":
             raise Denied(403, "cross-site request refused")
+
+    def _check_post(request: Request, session: auth.Session, token: Optional[str]) -> None:
+        _check_origin(request)
         if not auth.csrf_ok(session, token):
             raise Denied(403, "missing or wrong CSRF token")
 
@@ -208,6 +165,8 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
             body = json.loads(await request.body())
         except (ValueError, UnicodeDecodeError):
             raise Denied(400, "body is not valid JSON") from None
+        except RecursionError:
+            raise Denied(400, "body is not valid JSON: nested too deeply") from None
         if not isinstance(body, dict):
             raise Denied(400, "body must be a JSON object")
         return body
@@ -246,13 +205,25 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
         )
 
     # ---- pages ----------------------------------------------------------------------
+    bad_link = ("This login link is not valid: it was already used, revoked, expired or mistyped. "
+                "Ask the project admin for a new one.")
+
     @app.get("/login")
     def login_page(token: str = ""):
+        """Shows whose link it is and a button; opening the link spends nothing."""
+        name = auth.link_owner(store, token, cur_settings().link_days)
+        if name is None:
+            raise Denied(403, bad_link)
+        return render("login.html", title="Sign in", user=name, token=token)
+
+    @app.post("/login")
+    async def login_post(request: Request):
+        _check_origin(request)
         s = cur_settings()
-        got = auth.login(store, token, s.session_hours)
+        token = (await _form(request)).get("token", "")
+        got = await run_in_threadpool(auth.login, store, token, s.session_hours, None, s.link_days)
         if got is None:
-            raise Denied(403, "This login link is not valid: it was already used, revoked or mistyped. "
-                              "Ask the project admin for a new one.")
+            raise Denied(403, bad_link)
         resp = RedirectResponse("/", status_code=303)
         _set_cookie(resp, got[0], s)
         return resp

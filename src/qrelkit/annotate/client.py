@@ -21,7 +21,7 @@ class AnnotatorClient:
     def __init__(self, base_url: str, token: str, timeout: float = 60.0):
         self._http = httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
         try:
-            r = self._http.get("/login", params={"token": token}, follow_redirects=False)
+            r = self._http.post("/login", data={"token": token}, follow_redirects=False)
         except httpx.TransportError as e:
             self._http.close()
             raise BackendError(f"annotation server {base_url} unreachable: {e}") from None

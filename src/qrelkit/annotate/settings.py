@@ -32,6 +32,11 @@ class AnnotateSettings:
     session_hours: float = 12.0
     lease_minutes: float = 20.0  # how long a served case is held for its annotator
     secure_cookie: bool = True  # Secure flag on the session cookie
+    link_days: float = 3.0  # a login link not used within this many days expires
+    # Where people reach the app when it is not the address it listens on (behind
+    # a TLS-terminating proxy): login links point there and POSTs must come from it.
+    public_url: str = ""
+    trust_proxy: bool = False  # take scheme and host from X-Forwarded-Proto/-Host (only behind a proxy that sets them)
 
     def validate(self) -> "AnnotateSettings":
         if self.votes < 1:
@@ -48,6 +53,10 @@ class AnnotateSettings:
             raise UsageError(f"threshold must be 1, 2 or 3 (got {self.threshold})")
         if self.session_hours <= 0 or self.lease_minutes <= 0:
             raise UsageError("session_hours and lease_minutes must be positive")
+        if not self.link_days > 0:
+            raise UsageError(f"link_days must be positive (got {self.link_days})")
+        if self.public_url and public_origin(self.public_url) is None:
+            raise UsageError(f"public_url must look like https://host[:port] (got {self.public_url!r})")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -61,6 +70,23 @@ class AnnotateSettings:
 
     def updated(self, **changes: Any) -> "AnnotateSettings":
         return replace(self, **{k: v for k, v in changes.items() if v is not None}).validate()
+
+
+def public_origin(url: str) -> Optional[str]:
+    """``scheme://host[:port]`` of an http(s) URL without a path below ``/``, else None
+    (the app's pages link to ``/...``, so it cannot live below a path prefix)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 (raises on a bad port)
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        return None
+    if parts.query or parts.fragment or parts.username or parts.password:
+        return None
+    return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
 def load_settings(store) -> AnnotateSettings:

@@ -4,26 +4,19 @@ Importing this package registers every command group on :data:`app`.
 """
 from __future__ import annotations
 
-import importlib
 import sys
 
 from qrelkit.cli._app import app, console
 
-# Command groups, one module each; a module that is missing (work in progress)
-# must not break the others.
-_GROUPS = ("collection", "judging", "annotate", "measure", "jobs", "narratives")
-for _name in _GROUPS:
-    try:
-        importlib.import_module(f"qrelkit.cli.{_name}")
-    except ModuleNotFoundError as e:  # only the group module itself may be absent
-        if e.name != f"qrelkit.cli.{_name}":
-            raise
-
+# Importing a command group registers its commands; this order is the order of `qrelkit --help`.
+# isort: off
+from qrelkit.cli import collection, judging, annotate, measure, jobs, narratives, rag  # noqa: F401, E402
+# isort: on
 
 # Options that take several values after one flag (`--runs a.run b.run c.run`,
 # as a shell glob expands them). click has no variadic options, so argv is
 # rewritten to the repeated form (`--runs a.run --runs b.run ...`) first.
-VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods"})
+VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods", "--generation"})
 
 
 def expand_variadic(argv: list[str]) -> list[str]:

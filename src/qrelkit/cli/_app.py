@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import typer
 from rich.console import Console
@@ -29,6 +31,9 @@ console = Console(stderr=True)
 
 WorkspaceOpt = typer.Option(None, "-w", "--workspace", help="Workspace folder (holds qrelkit.sqlite and exports).")
 JsonOpt = typer.Option(False, "--json", help="Print exactly one JSON object on stdout instead of tables.")
+AllowEmptyOpt = typer.Option(
+    False, "--allow-empty", help="Accept empty qrels and run files (by default an empty one is an error: usually the wrong file)."
+)
 
 
 def print_json(obj: Any) -> None:
@@ -53,3 +58,40 @@ def require_workspace(workspace: Optional[Path]) -> Path:
     if workspace is None:
         raise UsageError("this command needs a workspace: pass -w/--workspace DIR")
     return workspace
+
+
+@contextmanager
+def judging_progress(transient: bool = False) -> Iterator[Callable[[Any], None]]:
+    """A progress bar on stderr for anything that judges (judge, fill, build, demo), fed by the
+    runner's ProgressUpdate callbacks: cases done, calls (cached), tokens, cost, escalations (errors)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[info]}"), console=console, transient=transient) as prog:
+        task = prog.add_task("judging", total=None, info="")
+
+        def update(p: Any) -> None:
+            info = (
+                f"calls {p.calls} (cached {p.cache_hits}) · tokens {p.prompt_tokens}+{p.completion_tokens}"
+                f" · ${p.cost_usd:.4f} · escalations {p.escalations} (errors {p.errors})"
+            )
+            prog.update(task, total=p.total, completed=p.done, info=info)
+
+        yield update
+
+
+@contextmanager
+def writing(out: Path, folder: bool = False) -> Iterator[None]:
+    """Around code that writes ``out`` (a file, or with ``folder`` a folder of
+    files): a path of the wrong kind or one that cannot be written becomes one
+    line naming it, not a traceback from deep inside the writer."""
+    from qrelkit.errors import InputError
+
+    if folder and out.exists() and not out.is_dir():
+        raise InputError(out, None, "exists and is not a folder (--out names a folder to write into)")
+    if not folder and out.is_dir():
+        raise InputError(out, None, "is a folder (--out names the file to write)")
+    try:
+        yield
+    except OSError as e:
+        raise InputError(e.filename or out, None, f"cannot write: {e.strerror or e}") from None

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace, writing
 
 annotate_app = typer.Typer(
     help="Let people judge escalations and the people's share in a small web app.", no_args_is_help=True
@@ -50,6 +50,8 @@ def serve(
     from qrelkit.errors import UsageError
 
     ws = require_workspace(workspace)
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port {port} is out of range (0 to 65535)")
     with _open(ws) as store:
         s = load_settings(store)
         if votes is not None or attention is not None:
@@ -67,7 +69,9 @@ def serve(
     except OSError as e:
         raise UsageError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     console.print(f"serving http://{host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(create_app(ws), host=host, port=port, log_level="warning", proxy_headers=False)
+    from qrelkit.annotate.app import uvicorn_config
+
+    uvicorn.Server(uvicorn_config(create_app(ws), host, port)).run()
 
 
 @annotate_app.command("sync")
@@ -98,7 +102,7 @@ def users_add(
 
     with _open(workspace) as store:
         link = add_user(store, name, admin=admin)
-    _print_link(link, host, port, json_out)
+        _print_link(store, link, host, port, json_out)
 
 
 @users_app.command("link")
@@ -114,15 +118,34 @@ def users_link(
 
     with _open(workspace) as store:
         link = new_link(store, name)
-    _print_link(link, host, port, json_out)
+        _print_link(store, link, host, port, json_out)
 
 
-def _print_link(link, host: str, port: int, json_out: bool) -> None:
-    url = link.url(host, port)
+@users_app.command("restore")
+def users_restore(
+    name: str = typer.Argument(..., help="A revoked annotator."),
+    workspace: Optional[Path] = WorkspaceOpt,
+    host: str = HostOpt,
+    port: int = PortOpt,
+    json_out: bool = JsonOpt,
+) -> None:
+    """Reinstate a revoked annotator and print a new one-time login link (their votes never left)."""
+    from qrelkit.annotate.auth import restore_user
+
+    with _open(workspace) as store:
+        link = restore_user(store, name)
+        _print_link(store, link, host, port, json_out)
+
+
+def _print_link(store, link, host: str, port: int, json_out: bool) -> None:
+    from qrelkit.annotate import load_settings
+
+    s = load_settings(store)
+    url = link.url(host, port, public_url=s.public_url)
     if json_out:
-        print_json({"name": link.name, "login_url": url, "token": link.token})
+        print_json({"name": link.name, "login_url": url, "token": link.token, "expires_days": s.link_days})
     else:
-        console.print(f"login link for {link.name} (works once; send it privately):")
+        console.print(f"login link for {link.name} (works once, within {s.link_days:g} days; send it privately):")
         typer.echo(url)
 
 
@@ -175,7 +198,7 @@ def export(
     """Write every vote (votes.jsonl) and the decided labels (decided.qrels, TREC format)."""
     from qrelkit.annotate.export import export_annotations
 
-    with _open(workspace) as store:
+    with _open(workspace) as store, writing(out, folder=True):
         r = export_annotations(store, out)
     if json_out:
         print_json(r.to_json())
@@ -204,6 +227,13 @@ def settings_cmd(
     secure_cookie: Optional[bool] = typer.Option(
         None, "--secure-cookie/--no-secure-cookie", help="Secure flag on the session cookie."
     ),
+    link_days: Optional[float] = typer.Option(None, "--link-days", help="Days a login link stays usable."),
+    public_url: Optional[str] = typer.Option(
+        None, "--public-url", help="Where people reach the app behind a proxy (https://host[:port]); '' clears it."
+    ),
+    trust_proxy: Optional[bool] = typer.Option(
+        None, "--trust-proxy/--no-trust-proxy", help="Take scheme and host from X-Forwarded-Proto/-Host."
+    ),
     json_out: bool = JsonOpt,
 ) -> None:
     """Show or change the project's annotation settings (a running server picks them up)."""
@@ -212,7 +242,7 @@ def settings_cmd(
     changes = dict(
         hide_history=hide_history, votes=votes, attention=attention, exclude_failed=exclude_failed,
         min_pass_rate=min_pass_rate, min_checks=min_checks, task=task, threshold=threshold,
-        secure_cookie=secure_cookie,
+        secure_cookie=secure_cookie, link_days=link_days, public_url=public_url, trust_proxy=trust_proxy,
     )
     with _open(workspace) as store:
         s = load_settings(store)

@@ -7,7 +7,16 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._app import (
+    AllowEmptyOpt,
+    JsonOpt,
+    WorkspaceOpt,
+    app,
+    console,
+    print_json,
+    require_workspace,
+    writing,
+)
 from qrelkit.errors import UsageError
 
 
@@ -34,6 +43,7 @@ def init(
     docs: Path = typer.Option(..., "--docs", help="Docs: JSONL (docid, text, optional title) or TSV; .gz is fine."),
     qrels: Optional[Path] = typer.Option(None, "--qrels", help="Existing qrels (TREC format) to complete or audit."),
     runs: Optional[List[str]] = typer.Option(None, "--runs", help="Runs: files, folders or globs (TREC 6-column, .gz ok)."),
+    allow_empty: bool = AllowEmptyOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Create (or refresh) a workspace from a collection: topics, docs, qrels, runs.
@@ -48,7 +58,7 @@ def init(
         task = prog.add_task("loading docs", total=None)
         counts = load_collection(
             store, str(topics), str(docs), str(qrels) if qrels else None, list(runs or ()),
-            on_docs=lambda n: prog.update(task, completed=n), force=True,
+            on_docs=lambda n: prog.update(task, completed=n), force=True, allow_empty=allow_empty,
         )
     counts.pop("reloaded", None)
     out = {"workspace": str(ws), **counts}
@@ -76,7 +86,7 @@ def pool(
     with Store.open(ws) as store:
         counts = pool_workspace(store, depth=depth, human_depth=human_depth)
         if out is not None:
-            from qrelkit.pool import write_cases
+            from qrelkit.data.cases import write_cases
 
             counts["cases_file"] = str(out)
             write_cases(out, store.cases())
@@ -92,54 +102,44 @@ def holes(
     workspace: Optional[Path] = WorkspaceOpt,
     runs: Optional[List[str]] = typer.Option(None, "--runs", help="Runs (files, folders, globs); default: the workspace's."),
     qrels: Optional[Path] = typer.Option(None, "--qrels", help="Qrels; default: the workspace's original qrels."),
-    depth: int = typer.Option(10, "--depth", min=1, help="Cut-off k for Judged@k / Hole@k."),
+    depth: int = typer.Option(10, "--depth", min=1, help="Cut-off k for Judged@k / Unjudged@k / Hole@k."),
     new_qrels: Optional[Path] = typer.Option(
-        None, "--new-qrels", help="Completed qrels: also report newly found relevant documents per run (Hole@k relevant)."
-    ),
+        None, "--new-qrels",
+        help="Completed qrels: also report Hole@k, the detected holes (unlabelled before, relevant now) ÷ k; "
+             "default with -w: the workspace's merged labels."),
     saturation: bool = typer.Option(False, "--saturation", help="Also measure pool growth over random run orders."),
     orders: int = typer.Option(10, "--orders", min=1, help="Random run orders for --saturation."),
     seed: int = typer.Option(0, "--seed", help="Seed for --saturation orders."),
-    threshold: int = typer.Option(2, "--threshold", help="Grade at or above which a label is relevant."),
+    measure: str = typer.Option("Hit@10", "--measure", help="Marginal contribution measure: Hit@10 or nDCG@10."),
+    threshold: str = typer.Option(
+        "auto", "--threshold", help="Grade at or above which a label is relevant: auto (1 for binary qrels, 2 for "
+                                    "graded) or a number."),
+    allow_empty: bool = AllowEmptyOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """Per-run Judged@k and Hole@k, and the number of pooled pairs without a label."""
-    from qrelkit.data import read_qrels, read_runs
+    """Per-run Judged@k and Unjudged@k, the unlabelled pooled pairs, and with new labels Hole@k."""
+    from qrelkit.evaluate.threshold import resolve_threshold
     from qrelkit.pool import holes_report
-    from qrelkit.types import Qrel
 
     if workspace is None and (not runs or qrels is None):
         raise UsageError("pass -w/--workspace, or both --runs and --qrels")
-    with console.status("reading runs and qrels"):
-        run_list = read_runs(list(runs)) if runs else None
-        qrel_list = list(read_qrels(str(qrels))) if qrels else None
-    if workspace is not None and (run_list is None or qrel_list is None):
-        from qrelkit.store import Store
-
-        with Store.open(workspace) as store:
-            if run_list is None:
-                run_list = read_runs([p for _, p, _ in store.runs()])
-            if qrel_list is None:
-                qrel_list = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
+    run_list, qrel_pairs, new_pairs = _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty)
     if not run_list:
         raise UsageError("no runs to measure")
-    report = holes_report(run_list, qrel_list, depth=depth)
-    new_list = list(read_qrels(str(new_qrels))) if new_qrels is not None else None
-    if new_list is not None:
-        from qrelkit.evaluate.saturation import new_relevant_at_k
-
-        found = new_relevant_at_k(run_list, qrel_list, new_list, depth, threshold)
-        for name, value in found.items():
-            report["runs"].setdefault(name, {})[f"NewRel@{depth}"] = value
+    thr = resolve_threshold(threshold, qrel_pairs, qrels or f"{workspace} (original qrels)")
+    report = {**thr.to_dict(), **holes_report(run_list, qrel_pairs, depth, new_pairs, thr.value)}
     if saturation:
         from qrelkit.evaluate.saturation import pool_growth
 
-        # with completed qrels, filled holes count as found relevant documents
-        report["saturation"] = pool_growth(run_list, new_list if new_list is not None else qrel_list, depth=depth, orders=orders, seed=seed,
-                                           threshold=threshold).to_dict()
+        if new_pairs is None:
+            raise UsageError("--saturation counts newly identified holes: pass --new-qrels QRELS or -w with judgments")
+        report["saturation"] = pool_growth(run_list, qrel_pairs, new_pairs, depth=depth, orders=orders, seed=seed,
+                                           threshold=thr.value, measure=measure).to_dict()
     if as_json:
         print_json(report)
         return
-    table = Table(title=f"holes at depth {depth}: {report['holes']} of {report['pooled']} pooled pairs unjudged")
+    table = Table(title=f"holes at depth {depth}: {report['holes']} of {report['pooled']} pooled pairs unjudged; "
+                        f"{thr.describe()}")
     table.add_column("run")
     cols = sorted({k for v in report["runs"].values() for k in v})
     for col in cols:
@@ -147,6 +147,44 @@ def holes(
     for name, vals in sorted(report["runs"].items()):
         table.add_row(name, *[_fmt(vals.get(c)) for c in cols])
     console.print(table)
+    if "note" in report:
+        console.print(report["note"])
+    if "saturation" in report:
+        _print_saturation(report["saturation"])
+
+
+def _print_saturation(sat: dict) -> None:
+    """Growth rate and marginal contribution per retriever added (BRIDGE Figure 3)."""
+    g = sat["growth"]
+    table = Table(title=f"pool saturation: {sat['holes']} detected holes, {sat['orders']} random orders "
+                        f"(seed {sat['seed']})")
+    for c in ("retrievers (t)", "growth rate", "found so far", f"marginal contribution ({sat['measure']})"):
+        table.add_column(c, justify="right")
+    for t, rate, found, mc in zip(g["runs_added"], g["growth_rate"], g["found_fraction"], g["marginal_contribution"]):
+        table.add_row(str(t), _fmt(rate), _fmt(found), f"{mc:+.4f}")
+    console.print(table)
+
+
+def _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty: bool = False):
+    """Runs, original qrels and new labels (or None) from files, else from the workspace."""
+    from qrelkit.data import load_qrels, read_runs
+
+    with console.status("reading runs and qrels"):
+        run_list = read_runs(list(runs), allow_empty=allow_empty) if runs else None
+        qrel_pairs = dict(load_qrels(str(qrels), allow_empty=allow_empty).pairs) if qrels else None
+        new_pairs = dict(load_qrels(str(new_qrels), allow_empty=allow_empty).pairs) if new_qrels else None
+    if workspace is not None and (run_list is None or qrel_pairs is None or new_pairs is None):
+        from qrelkit.merge import merge
+        from qrelkit.store import Store
+
+        with Store.open(workspace) as store:
+            if run_list is None:
+                run_list = read_runs([p for _, p, _ in store.runs()], allow_empty=True)  # accepted when loaded
+            if qrel_pairs is None:
+                qrel_pairs = store.qrels()
+            if new_pairs is None and store.judgments():
+                new_pairs = {(m.qid, m.docid): m.grade for m in merge(store).labels}
+    return run_list, qrel_pairs, new_pairs
 
 
 @app.command()
@@ -172,7 +210,8 @@ def export(
 
             method = parse_spec(method).canonical
         result = merge(store, method=method, model=model)
-        side = write_merged(result, out)
+        with writing(out):
+            side = write_merged(result, out)
     payload = {"out": str(out), "provenance": str(side), "method": result.method, "model": result.model,
                **result.counts()}
     _emit(payload, as_json, "export")
@@ -196,6 +235,8 @@ def status(workspace: Optional[Path] = WorkspaceOpt, as_json: bool = JsonOpt) ->
     for key, value in _flatten(st):
         table.add_row(key, _fmt(value))
     console.print(table)
+    console.print("cases.holes: pooled pairs without an original label (what Unjudged@k counts); Hole@k, the "
+                  f"holes new labels find relevant, is in `qrelkit holes -w {ws}`")
 
 
 def _flatten(d: dict, prefix: str = ""):

@@ -1,51 +1,94 @@
 """The main jobs: fill, build, and the demo that runs fill on bundled data."""
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
+import typing
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._app import (
+    JsonOpt,
+    WorkspaceOpt,
+    app,
+    console,
+    judging_progress,
+    print_json,
+    require_workspace,
+)
 
-_PlanOpt = typer.Option(None, "--plan", help="TOML plan file; command-line options override it.")
-_Topics = typer.Option(None, "--topics", help="Topics file (TSV or JSONL).")
-_Docs = typer.Option(None, "--docs", help="Docs file (JSONL or TSV, .gz ok).")
-_Runs = typer.Option(None, "--runs", help="Runs: files, folders or globs.")
-_Depth = typer.Option(None, "--depth", min=1, help="Pool depth k (default 10).")
-_Method = typer.Option(None, "--method", help="Judge spec, e.g. 'debate(rounds=2)' (default: likelihood for the embedded model, else debate for fill / narrative for build).")
-_Model = typer.Option(None, "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL[,URL2] (default local).")
-_Task = typer.Option(None, "--task", help="auto | answer | graded.")
-_Budget = typer.Option(None, "--budget", help="Cap on escalations to people: N or P%.")
-_Conc = typer.Option(None, "--concurrency", min=1, help="Concurrent model calls.")
-_Prefilter = typer.Option(None, "--prefilter", help="Prefilter spec chained before the judge, e.g. 'prefilter(keep=0.9)'.")
-_Limit = typer.Option(None, "--limit", min=1, help="Judge at most N cases (for a trial).")
-_Auto = typer.Option(False, "--auto", help="Do not wait for people: the LLM adjudicator settles escalations.")
-_NoCache = typer.Option(False, "--no-cache", help="Do not read the call cache (calls are still written to it).")
-_NoReport = typer.Option(False, "--no-report", help="Skip the HTML report.")
+_METHOD = typer.Option(None, "--method", help="Judge spec, e.g. 'debate(rounds=2)' (default: likelihood for the "
+                       "embedded model, else debate for fill / narrative for build).")
 
 
-def _plan(plan_path: Optional[Path]):
-    from qrelkit.plan import Plan, load_plan
+def _option(option: Any) -> Any:
+    """A JobOptions field declared by its typer option (whose default it takes)."""
+    return field(default=option.default, metadata={"option": option})
 
-    return load_plan(plan_path) if plan_path else Plan()
+
+@dataclass(frozen=True)
+class JobOptions:
+    """The options `fill` and `build` share, declared once: each field is one command-line
+    option (see :func:`job_options`); a command receives them as this one value."""
+
+    workspace: Optional[Path] = _option(WorkspaceOpt)
+    plan: Optional[Path] = _option(typer.Option(None, "--plan", help="TOML plan file; command-line options override it."))
+    topics: Optional[str] = _option(typer.Option(None, "--topics", help="Topics file (TSV or JSONL)."))
+    docs: Optional[str] = _option(typer.Option(None, "--docs", help="Docs file (JSONL or TSV, .gz ok)."))
+    runs: Optional[List[str]] = _option(typer.Option(None, "--runs", help="Runs: files, folders or globs."))
+    depth: Optional[int] = _option(typer.Option(None, "--depth", min=1, help="Pool depth k (default 10)."))
+    method: Optional[str] = _option(_METHOD)
+    model: Optional[str] = _option(typer.Option(
+        None, "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL[,URL2] (default local)."))
+    task: Optional[str] = _option(typer.Option(None, "--task", help="auto | answer | graded."))
+    budget: Optional[str] = _option(typer.Option(None, "--budget", help="Cap on escalations to people: N or P%."))
+    concurrency: Optional[int] = _option(typer.Option(None, "--concurrency", min=1, help="Concurrent model calls."))
+    prefilter: Optional[str] = _option(typer.Option(
+        None, "--prefilter", help="Prefilter spec chained before the judge, e.g. 'prefilter(keep=0.9)'."))
+    limit: Optional[int] = _option(typer.Option(None, "--limit", min=1, help="Judge at most N cases (for a trial)."))
+    auto: bool = _option(typer.Option(
+        False, "--auto", help="Do not wait for people: the LLM adjudicator settles escalations."))
+    no_cache: bool = _option(typer.Option(
+        False, "--no-cache", help="Do not read the call cache (calls are still written to it)."))
+    no_report: bool = _option(typer.Option(False, "--no-report", help="Skip the HTML report."))
+    as_json: bool = _option(JsonOpt)
+
+    def run(self, job: Callable, **own: Any) -> None:
+        """Run ``job`` (jobs.fill or jobs.build) with these options and the command's ``own`` ones; print."""
+        ws = require_workspace(self.workspace)
+        overrides = {k: getattr(self, k) for k in PLAN_OVERRIDES}
+        with judging_progress(transient=True) as cb:
+            result = job(ws, self.plan, auto=self.auto, report=not self.no_report,
+                         read_cache=not self.no_cache, progress=cb, **overrides, **own)
+        _show(result, self.as_json)
 
 
-def _progress_cb():
-    """A rich progress bar fed by the runner's ProgressUpdate callbacks."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+# The shared options that override the plan's values (the rest say how to run the job).
+PLAN_OVERRIDES = ("topics", "docs", "runs", "depth", "method", "model", "task", "budget", "concurrency",
+                  "prefilter", "limit")
 
-    prog = Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
-                    TimeElapsedColumn(), console=console, transient=True)
-    task = prog.add_task("judge", total=None, info="")
 
-    def cb(u) -> None:
-        prog.update(task, completed=u.done, total=u.total,
-                    info=f"calls {u.calls} · cached {u.cache_hits} · tokens {u.prompt_tokens + u.completion_tokens}"
-                         f" · ${u.cost_usd:.4f} · escalations {u.escalations}")
+def job_options(command: Callable) -> Callable:
+    """Give ``command(opts: JobOptions, **own)`` the shared options on the command line."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "opts"]
+    types = typing.get_type_hints(JobOptions)
+    shared = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.metadata["option"],
+                                annotation=types[f.name]) for f in dataclasses.fields(JobOptions)]
 
-    return prog, cb
+    @functools.wraps(command)
+    def wrapper(**given: Any) -> None:
+        opts = JobOptions(**{p.name: given.pop(p.name) for p in shared})
+        command(opts, **given)
+
+    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared
+    wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    return wrapper
 
 
 def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
@@ -79,25 +122,12 @@ def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
 
 
 @app.command()
+@job_options
 def fill(
-    workspace: Optional[Path] = WorkspaceOpt,
-    plan: Optional[Path] = _PlanOpt,
-    topics: Optional[str] = _Topics,
-    docs: Optional[str] = _Docs,
+    opts: JobOptions,
     qrels: Optional[str] = typer.Option(None, "--qrels", help="The existing qrels to complete."),
-    runs: Optional[List[str]] = _Runs,
-    depth: Optional[int] = _Depth,
-    method: Optional[str] = _Method,
-    model: Optional[str] = _Model,
-    task: Optional[str] = _Task,
-    budget: Optional[str] = _Budget,
-    concurrency: Optional[int] = _Conc,
-    prefilter: Optional[str] = _Prefilter,
-    limit: Optional[int] = _Limit,
-    auto: bool = _Auto,
-    no_cache: bool = _NoCache,
-    no_report: bool = _NoReport,
-    as_json: bool = JsonOpt,
+    rag: bool = typer.Option(False, "--rag", help="Also generate answers from each run's top-10 and grade them "
+                             "(topics need gold answers); the report then shows RAG alignment."),
 ) -> None:
     """Complete an existing collection: pool -> holes -> judge -> people or adjudicator -> merge -> report.
 
@@ -105,36 +135,15 @@ def fill(
     people have settled the escalations, and it continues where it stopped."""
     from qrelkit import jobs
 
-    ws = require_workspace(workspace)
-    prog, cb = _progress_cb()
-    with prog:
-        result = jobs.fill(ws, _plan(plan), auto=auto, report=not no_report, read_cache=not no_cache, progress=cb,
-                           topics=topics, docs=docs, qrels=qrels, runs=runs, depth=depth, method=method,
-                           model=model, task=task, budget=budget, concurrency=concurrency, prefilter=prefilter,
-                           limit=limit)
-    _show(result, as_json)
+    opts.run(jobs.fill, qrels=qrels, rag=rag)
 
 
 @app.command()
+@job_options
 def build(
-    workspace: Optional[Path] = WorkspaceOpt,
-    plan: Optional[Path] = _PlanOpt,
-    topics: Optional[str] = _Topics,
-    docs: Optional[str] = _Docs,
-    runs: Optional[List[str]] = _Runs,
-    depth: Optional[int] = _Depth,
-    human_depth: Optional[int] = typer.Option(None, "--human-depth", min=0, help="People judge each run's top-k_human (default 3)."),
-    method: Optional[str] = _Method,
-    model: Optional[str] = _Model,
-    task: Optional[str] = _Task,
-    budget: Optional[str] = _Budget,
-    concurrency: Optional[int] = _Conc,
-    prefilter: Optional[str] = _Prefilter,
-    limit: Optional[int] = _Limit,
-    auto: bool = _Auto,
-    no_cache: bool = _NoCache,
-    no_report: bool = _NoReport,
-    as_json: bool = JsonOpt,
+    opts: JobOptions,
+    human_depth: Optional[int] = typer.Option(
+        None, "--human-depth", min=0, help="People judge each run's top-k_human (default 3)."),
 ) -> None:
     """Build a new collection by hybrid pooling: people judge the top of every run, the judge the rest.
 
@@ -142,21 +151,14 @@ def build(
     people; run the same command again once they are done."""
     from qrelkit import jobs
 
-    ws = require_workspace(workspace)
-    prog, cb = _progress_cb()
-    with prog:
-        result = jobs.build(ws, _plan(plan), auto=auto, report=not no_report, read_cache=not no_cache, progress=cb,
-                            topics=topics, docs=docs, runs=runs, depth=depth, human_depth=human_depth,
-                            method=method, model=model, task=task, budget=budget, concurrency=concurrency,
-                            prefilter=prefilter, limit=limit)
-    _show(result, as_json)
+    opts.run(jobs.build, human_depth=human_depth)
 
 
 @app.command()
 def demo(
     workspace: Path = typer.Option(Path("qrelkit-demo"), "-w", "--workspace", help="Where the demo workspace goes."),
     model: str = typer.Option("local", "--model", help="Model spec (default: the embedded model)."),
-    method: Optional[str] = _Method,
+    method: Optional[str] = _METHOD,
     as_json: bool = JsonOpt,
 ) -> None:
     """Run `fill --auto` on the bundled demo collection and say how many hidden relevant documents came back.
@@ -168,8 +170,7 @@ def demo(
     from qrelkit.demo import demo_paths
 
     d = demo_paths()
-    prog, cb = _progress_cb()
-    with prog:
+    with judging_progress(transient=True) as cb:
         result = jobs.fill(workspace, None, auto=True, progress=cb, topics=str(d.topics), docs=str(d.docs),
                            qrels=str(d.qrels), runs=[str(p) for p in d.runs], model=model, method=method)
     rec = jobs.recovered(result.qrels, d.qrels, d.full_qrels)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Optional
@@ -10,7 +9,15 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._app import (
+    JsonOpt,
+    WorkspaceOpt,
+    app,
+    console,
+    judging_progress,
+    print_json,
+    require_workspace,
+)
 
 SUMMARY_KEYS = (
     "method",
@@ -44,7 +51,8 @@ def judge(
         "local", "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL."
     ),
     task: str = typer.Option(
-        "auto", "--task", help="auto|answer|graded (auto: answer when every topic has answers)."
+        "auto", "--task",
+        help="auto|answer|graded (auto: graded for a graded collection, else answer when every topic has answers).",
     ),
     share: str = typer.Option(
         "llm", "--share", help="llm (holes, default) | people | all (every unjudged case) | judged (audit)."
@@ -72,49 +80,21 @@ def judge(
     as_json: bool = JsonOpt,
 ) -> None:
     """Judge the workspace's pending cases; re-running resumes where it stopped."""
-    from qrelkit.errors import UsageError
-    from qrelkit.judges import has_labels, parse_spec, resolve_auto
-    from qrelkit.judges.runner import arun_judging, check_budget
-    from qrelkit.llm import make_client
+    from qrelkit.judging import JudgingJob, run_job
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
-    spec_text = method
-    if method.strip().lower() == "auto":
-        with Store.open(ws) as s0:
-            spec_text = resolve_auto(method, model, labelled=has_labels(s0), budget=budget)
-        if spec_text.startswith("learned"):
-            budget = None  # it went into the spec
-    if prefilter:
-        pf = prefilter.strip()
-        if not pf.lower().startswith("prefilter"):
-            raise UsageError(
-                f"--prefilter {prefilter!r}: expected a prefilter spec, "
-                "e.g. 'prefilter(by=likelihood,keep=0.95)'"
-            )
-        spec_text = f"{pf}+{spec_text}"
-    spec = parse_spec(spec_text)
-    check_budget(spec, budget)
     reference = None
     if oracle is not None:
         from qrelkit.data import load_qrels
 
         reference = dict(load_qrels(oracle).pairs)
-    with Store.open(ws) as store:
-        client = make_client(model, store=store, concurrency=concurrency, read_cache=not no_cache)
-
-        async def go():
-            # one event loop for the whole run, so the model's connections close in it
-            try:
-                return await arun_judging(
-                    store, spec, client, task=task, share=share, limit=limit, concurrency=concurrency,
-                    budget=budget, progress=update, threshold=threshold, oracle=reference,
-                )
-            finally:
-                await client.aclose()
-
-        with _progress_bar() as update:
-            summary = asyncio.run(go())
+    job = JudgingJob(method=method, model=model, task=task, share=share, limit=limit, concurrency=concurrency,
+                     budget=budget, prefilter=prefilter, threshold=threshold, read_cache=not no_cache,
+                     oracle=reference)
+    job.spec()  # a bad spec or budget is reported before the workspace is opened
+    with Store.open(ws) as store, judging_progress() as update:
+        summary = run_job(store, job, update)
     out = summary.as_dict()
     if as_json:
         print_json(
@@ -136,42 +116,6 @@ def _fmt(v: object) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
-
-
-class _progress_bar:
-    """A rich progress bar on stderr with calls, tokens, cost and escalations so far."""
-
-    def __init__(self) -> None:
-        self.prog = None
-        self.task = None
-
-    def __enter__(self):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.prog = Progress(
-            TextColumn("judging"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[info]}"),
-            console=console,
-            transient=False,
-            disable=False,
-        )
-        self.prog.__enter__()
-        self.task = self.prog.add_task("judging", total=None, info="")
-
-        def update(p) -> None:
-            info = (
-                f"calls {p.calls} (cached {p.cache_hits}) · tokens {p.prompt_tokens}+{p.completion_tokens}"
-                f" · ${p.cost_usd:.4f} · escalations {p.escalations} (errors {p.errors})"
-            )
-            self.prog.update(self.task, total=p.total, completed=p.done, info=info)
-
-        return update
-
-    def __exit__(self, *exc: object) -> None:
-        self.prog.__exit__(*exc)
 
 
 @app.command()

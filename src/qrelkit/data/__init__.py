@@ -6,10 +6,11 @@ a malformed line as one :class:`qrelkit.errors.InputError` of the form
 ir_datasets as ``irds:<dataset-id>`` (optional extra ``qrelkit[irds]``).
 """
 from qrelkit.data._open import open_text, open_write
-from qrelkit.data.docs import DocIndex, read_docs
+from qrelkit.data.cases import read_cases, write_cases
+from qrelkit.data.docs import DocIndex, read_docs, unique_docs
 from qrelkit.data.qrels import QrelsFile, as_pairs, load_qrels, read_qrels, write_qrels
 from qrelkit.data.runs import Run, expand_paths, read_run, read_runs, trec_eval_order, write_run
-from qrelkit.data.topics import load_topics, read_topics
+from qrelkit.data.topics import load_topics, read_topics, unique_topics
 
 __all__ = [
     "DocIndex",
@@ -21,12 +22,16 @@ __all__ = [
     "load_topics",
     "open_text",
     "open_write",
+    "read_cases",
     "read_docs",
     "read_qrels",
     "read_run",
     "read_runs",
     "read_topics",
     "trec_eval_order",
+    "unique_docs",
+    "unique_topics",
+    "write_cases",
     "write_qrels",
     "write_run",
 ]

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Union
+from typing import IO, Any, Union
 
 from qrelkit.errors import InputError
 
@@ -60,16 +61,51 @@ def open_text(path: PathLike) -> IO[str]:
     return io.TextIOWrapper(open_binary(path), encoding="utf-8", newline="")
 
 
+def read_text(path: PathLike) -> str:
+    """A whole small UTF-8 file (a plan, a group map) as text. A directory, an
+    unreadable or a binary file is an :class:`InputError`, the last one with the
+    line of the first undecodable byte."""
+    _check_readable(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(path, line, "not valid UTF-8 (a binary file?)") from None
+
+
+def parse_json(path: PathLike, lineno: int | None, text: str) -> Any:
+    """One JSON value, or an :class:`InputError` at ``lineno``. Deeply nested
+    input exhausts Python's recursion limit inside the decoder; that is the
+    file's fault too, so it is reported, not raised as a RecursionError."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = " (a JSON array? expected one object per line)" if lineno and text.lstrip().startswith("[") else ""
+        raise InputError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}{hint}") from None
+    except RecursionError:
+        raise InputError(path, lineno, "invalid JSON: nested too deeply") from None
+
+
 def open_write(path: PathLike) -> IO[str]:
     """A UTF-8 text writer; gzip when the path ends with ``.gz``. Parent folders
-    are created because exports usually go to fresh output folders."""
+    are created because exports usually go to fresh output folders. A path that
+    is a folder or cannot be written is an :class:`InputError` naming it."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if p.name.lower().endswith(".gz"):
-        # mtime=0 keeps the bytes deterministic: same qrels, same file.
-        raw = gzip.GzipFile(filename="", mode="wb", fileobj=open(p, "wb"), mtime=0)  # noqa: SIM115 (caller closes)
-        return _ClosingTextWrapper(raw)
-    return open(p, "w", encoding="utf-8", newline="\n")
+    if p.is_dir():
+        raise InputError(path, None, "is a directory, expected a file to write")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if p.name.lower().endswith(".gz"):
+            # mtime=0 keeps the bytes deterministic: same qrels, same file.
+            raw = gzip.GzipFile(filename="", mode="wb", fileobj=open(p, "wb"), mtime=0)  # noqa: SIM115 (caller closes)
+            return _ClosingTextWrapper(raw)
+        return open(p, "w", encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise InputError(path, None, f"cannot write: {exc.strerror or exc}") from None
 
 
 class _ClosingTextWrapper(io.TextIOWrapper):

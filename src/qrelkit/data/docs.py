@@ -30,8 +30,9 @@ from typing import Any, Self
 from qrelkit.data import irds
 from qrelkit.data._open import PathLike, decode_line, is_gzip, iter_lines, iter_raw_lines
 from qrelkit.data.topics import detect_format, json_id, parse_json_object, pick
+from qrelkit.data.unique import UniqueById
 from qrelkit.errors import InputError
-from qrelkit.store.docindex import DocIndexDB, index_complete
+from qrelkit.store.docindex import DocIndexDB, IndexEntry, index_complete
 from qrelkit.types import Doc
 
 ID_KEYS = ("docid", "doc_id", "id", "_id")
@@ -74,20 +75,32 @@ def _doc_format(path: PathLike) -> str:
     return detect_format(path)
 
 
-def read_docs(path: PathLike) -> Iterator[Doc]:
-    """Stream documents from a JSONL or TSV file (gzipped or not) or an ``irds:`` dataset.
-    Duplicate ids are not checked here (that needs memory); :class:`DocIndex` checks them."""
+def _iter_with_lines(path: PathLike) -> Iterator[tuple[int, Doc]]:
     if irds.is_irds(path):
-        for docid, text, title in irds.iter_doc_fields(str(path)):
-            yield Doc(docid=docid, text=text, title=title or None)
+        for n, (docid, text, title) in enumerate(irds.iter_doc_fields(str(path)), start=1):
+            yield n, Doc(docid=docid, text=text, title=title or None)
         return
     fmt = _doc_format(path)
     count = 0
     for lineno, line in iter_lines(path):
         count += 1
-        yield parse_doc_line(path, lineno, line, fmt)
+        yield lineno, parse_doc_line(path, lineno, line, fmt)
     if count == 0:
         raise InputError(path, None, "no documents found (the file is empty)")
+
+
+def read_docs(path: PathLike) -> Iterator[Doc]:
+    """Stream documents from a JSONL or TSV file (gzipped or not) or an ``irds:``
+    dataset, as they are (repeats included); :func:`unique_docs` checks ids."""
+    for _, doc in _iter_with_lines(path):
+        yield doc
+
+
+def unique_docs(path: PathLike) -> UniqueById[Doc]:
+    """The documents once each, streamed: an identical repeat is dropped and
+    counted (``.duplicates``); a repeated id with a different text or title is
+    an error naming both lines (the workspace would otherwise keep the last)."""
+    return UniqueById(path, _iter_with_lines(path), key=lambda d: d.docid, what="document id")
 
 
 def default_cache_dir() -> Path:
@@ -238,10 +251,10 @@ def _build(path: Path, index_path: Path) -> None:
             else:
                 batch.append((doc.docid, lineno, offset, len(raw), None, None))
             if len(batch) >= _BATCH:
-                _insert(conn, path, batch)
+                count, empty = _minus((count, empty), _insert(conn, path, batch, fmt))
                 batch = []
         if batch:
-            _insert(conn, path, batch)
+            count, empty = _minus((count, empty), _insert(conn, path, batch, fmt))
         if count == 0:
             raise InputError(path, None, "no documents found (the file is empty)")
         conn.finish({"version": INDEX_VERSION, "source": str(path.resolve()), "format": fmt,
@@ -256,7 +269,34 @@ def _build(path: Path, index_path: Path) -> None:
         raise
 
 
-def _insert(conn: DocIndexDB, path: Path, batch: list[tuple]) -> None:
-    dup = conn.insert(batch)
-    if dup is not None:
-        raise InputError(path, dup.line, f"duplicate document id {dup.docid}: lines {dup.first_line} and {dup.line}")
+def _minus(totals: tuple[int, int], dropped: tuple[int, int]) -> tuple[int, int]:
+    return totals[0] - dropped[0], totals[1] - dropped[1]
+
+
+def _insert(conn: DocIndexDB, path: Path, batch: list[tuple], fmt: str) -> tuple[int, int]:
+    """Insert a batch. A repeated id whose document is identical is dropped, as
+    :func:`unique_docs` drops it; a different one is refused naming both lines.
+    Returns ``(repeats dropped, of which empty)`` for the counts. Costs nothing
+    unless the batch has repeats (the primary key finds them)."""
+    rows = {row[1]: row for row in batch}
+    dropped = empty = 0
+    for dup in conn.insert(batch):
+        again = _entry_doc(path, IndexEntry(*rows[dup.line][1:]), fmt)
+        if _entry_doc(path, conn.entry(dup.docid), fmt) != again:
+            raise InputError(path, dup.line, f"duplicate document id {dup.docid} with different content: "
+                                             f"lines {dup.first_line} and {dup.line}")
+        dropped += 1
+        empty += not again[1].strip()
+    return dropped, empty
+
+
+def _entry_doc(path: Path, entry: IndexEntry, fmt: str) -> tuple[str | None, str]:
+    """``(title, text)`` of an index entry, re-read from the file when the index
+    holds the line's offset instead of its text."""
+    if entry.off is None:
+        return entry.title, entry.text
+    with open(path, "rb") as fh:
+        fh.seek(entry.off)
+        raw = fh.read(entry.len)
+    doc = parse_doc_line(path, entry.line, decode_line(path, entry.line, raw), fmt)
+    return doc.title, doc.text

@@ -5,8 +5,10 @@ integers; negative grades (some TREC tracks use -1 or -2 for spam or junk) are
 kept as they are, so that a qrels file survives a read/write round trip
 unchanged; they count as non-relevant wherever a threshold is applied.
 
-An empty qrels file is valid: a collection being built from scratch has no
-labels yet, and every pooled pair is then a hole.
+An empty qrels file is an error unless the caller allows it
+(``allow_empty=True``; on the command line ``--allow-empty``): scoring against
+no labels prints a table of zeros, so an empty file is almost always the wrong
+file. A collection built from scratch passes no qrels at all.
 
 Duplicates: an identical repeated line is harmless (it often comes from
 concatenating files) and is counted, not fatal. Two *different* grades for the
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from qrelkit.data import irds
 from qrelkit.data._open import PathLike, iter_lines, open_write
@@ -46,30 +49,34 @@ def _parse(path: PathLike, lineno: int, line: str) -> Qrel:
     return Qrel(qid, docid, value)
 
 
-def _iter_with_lines(path: PathLike) -> Iterator[tuple[int, Qrel]]:
+def _iter_with_lines(path: PathLike, allow_empty: bool) -> Iterator[tuple[int, Qrel]]:
+    n = 0
     if irds.is_irds(path):
         for n, (qid, docid, grade) in enumerate(irds.iter_qrel_fields(str(path)), start=1):
             yield n, Qrel(qid, docid, grade)
-        return
-    for lineno, line in iter_lines(path):
-        yield lineno, _parse(path, lineno, line)
+    else:
+        for n, line in iter_lines(path):
+            yield n, _parse(path, n, line)
+    if n == 0 and not allow_empty:
+        raise InputError(path, None, "no labels found (the qrels file is empty)")
 
 
-def read_qrels(path: PathLike, allow_conflicts: bool = False) -> Iterator[Qrel]:
+def read_qrels(path: PathLike, allow_conflicts: bool = False, allow_empty: bool = False) -> Iterator[Qrel]:
     """Stream the labels of a qrels file (or an ``irds:`` dataset).
 
     By default each pair is yielded once: identical duplicate lines are
     skipped and conflicting grades raise :class:`InputError` naming both lines.
     With ``allow_conflicts=True`` every line is yielded as it is, in file order
     (a multi-assessor file has one line per assessor and pair); nothing is
-    remembered then, so memory stays constant.
+    remembered then, so memory stays constant. An empty file is an
+    :class:`InputError` unless ``allow_empty``.
     """
     if allow_conflicts:
-        for _, qrel in _iter_with_lines(path):
+        for _, qrel in _iter_with_lines(path, allow_empty):
             yield qrel
         return
     seen: dict[Pair, tuple[int, int]] = {}
-    for lineno, qrel in _iter_with_lines(path):
+    for lineno, qrel in _iter_with_lines(path, allow_empty):
         pair = (qrel.qid, qrel.docid)
         before = seen.get(pair)
         if before is None:
@@ -121,12 +128,13 @@ class QrelsFile:
             yield Qrel(qid, docid, grade)
 
 
-def load_qrels(path: PathLike) -> QrelsFile:
-    """Read a qrels file into memory, rejecting conflicting labels (see module doc)."""
+def load_qrels(path: PathLike, allow_empty: bool = False) -> QrelsFile:
+    """Read a qrels file into memory, rejecting conflicting labels and, unless
+    ``allow_empty``, an empty file (see module doc)."""
     pairs: dict[Pair, int] = {}
     lines: dict[Pair, int] = {}
     duplicates = 0
-    for lineno, qrel in _iter_with_lines(path):
+    for lineno, qrel in _iter_with_lines(path, allow_empty):
         pair = (qrel.qid, qrel.docid)
         if pair in pairs:
             if pairs[pair] != qrel.grade:
@@ -178,3 +186,29 @@ def write_qrels(path: PathLike, qrels: QrelsLike) -> int:
         for r in items:
             fh.write(f"{r.qid} 0 {r.docid} {int(r.grade)}\n")
     return len(items)
+
+
+# Suffixes a qrels file name carries that say nothing about the version it holds.
+_VERSION_SUFFIXES = (".gz", ".txt", ".tsv", ".qrels", ".qrel", ".trec")
+
+
+def version_name(path: PathLike) -> str:
+    """A qrels version's label: the file name without .gz and qrels suffixes
+    (``qrels.merged.txt.gz`` -> ``qrels.merged``)."""
+    name = Path(path).name
+    for suffix in _VERSION_SUFFIXES:
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def unique_names(names: Iterable[str]) -> list[str]:
+    """The names in order, a repeated one numbered (``a``, ``a-2``, ...), so versions can be told apart."""
+    out: list[str] = []
+    for n in names:
+        final, i = n, 2
+        while final in out:
+            final = f"{n}-{i}"
+            i += 1
+        out.append(final)
+    return out

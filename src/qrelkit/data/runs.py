@@ -11,8 +11,11 @@ files write ``0``).
 
 A run file should carry one tag. When it carries several, the first one names
 the run and all of them are kept in ``Run.tags``, so that a caller can warn.
-A file with no lines is a valid run that retrieved nothing (a system may
-return nothing for a test set); it is named after its file.
+A file with no lines is an error unless the caller allows it
+(``allow_empty=True``; on the command line ``--allow-empty``): a system may
+return nothing for a test set, but far more often an empty file is a failed
+export, and it would silently score zero. An allowed empty run is named after
+its file.
 
 The same document twice in one topic is an error naming both lines:
 trec_eval refuses such runs as well, and which of the two scores counts is
@@ -75,10 +78,10 @@ def run_stem(path: PathLike) -> str:
     return name
 
 
-def read_run(path: PathLike, max_depth: int | None = None) -> Run:
+def read_run(path: PathLike, max_depth: int | None = None, allow_empty: bool = False) -> Run:
     """Read one run file. ``max_depth`` keeps only the top entries of each topic
     (after trec_eval ordering), which is all pooling needs and bounds memory
-    for deep runs."""
+    for deep runs. An empty file is an :class:`InputError` unless ``allow_empty``."""
     if irds.is_irds(path):
         raise InputError(path, None, "irds: sources are supported for topics, docs and qrels, not runs")
     # per topic: (score, docid, file_rank); docid -> line for duplicate reports
@@ -111,6 +114,8 @@ def read_run(path: PathLike, max_depth: int | None = None) -> Run:
         if not tags or (tag != tags[0] and tag not in tags):
             tags.append(tag)
     del lines_of
+    if not rows and not allow_empty:
+        raise InputError(path, None, "no ranked documents found (the run file is empty)")
     by_topic: dict[str, tuple[RunEntry, ...]] = {}
     for qid, items in rows.items():
         items.sort(key=lambda r: (r[0], r[1]), reverse=True)
@@ -196,9 +201,10 @@ def unique_names(runs: Sequence[Run]) -> list[Run]:
     return out
 
 
-def read_runs(paths: PathLike | Sequence[PathLike], max_depth: int | None = None) -> list[Run]:
+def read_runs(paths: PathLike | Sequence[PathLike], max_depth: int | None = None,
+              allow_empty: bool = False) -> list[Run]:
     """Read every run named by ``paths`` (files, directories, globs), with unique names."""
-    return unique_names([read_run(p, max_depth=max_depth) for p in expand_paths(paths)])
+    return unique_names([read_run(p, max_depth=max_depth, allow_empty=allow_empty) for p in expand_paths(paths)])
 
 
 def iter_run_lines(run: Run) -> Iterator[str]:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from qrelkit.data import irds
-from qrelkit.data._open import PathLike, first_content_line, iter_lines, strip_gz
+from qrelkit.data._open import PathLike, first_content_line, iter_lines, parse_json, strip_gz
+from qrelkit.data.unique import UniqueById
 from qrelkit.errors import InputError
 from qrelkit.types import Topic
 
@@ -40,11 +41,7 @@ def detect_format(path: PathLike, tsv_suffixes=(".tsv", ".txt"), json_suffixes=(
 
 def parse_json_object(path: PathLike, lineno: int, line: str) -> dict[str, Any]:
     """One JSONL line as a dict, or an InputError saying what is wrong with it."""
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        hint = " (a JSON array? expected one object per line)" if line.lstrip().startswith("[") else ""
-        raise InputError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}{hint}") from None
+    obj = parse_json(path, lineno, line)
     if not isinstance(obj, dict):
         raise InputError(path, lineno, f"expected a JSON object, got {type(obj).__name__}")
     return obj
@@ -133,20 +130,19 @@ def _iter_with_lines(path: PathLike) -> Iterator[tuple[int, Topic]]:
 
 
 def read_topics(path: PathLike) -> Iterator[Topic]:
-    """Stream topics from a TSV or JSONL file, or an ``irds:`` dataset.
-    Duplicates are not checked here (that needs memory); :func:`load_topics` does."""
+    """Stream topics from a TSV or JSONL file, or an ``irds:`` dataset, as they
+    are (repeats included); :func:`unique_topics` and :func:`load_topics` check ids."""
     for _, topic in _iter_with_lines(path):
         yield topic
 
 
+def unique_topics(path: PathLike) -> UniqueById[Topic]:
+    """The topics once each: an identical repeat is dropped and counted
+    (``.duplicates``), a repeated qid with a different text is an error naming
+    both lines, since which text to judge against would otherwise be arbitrary."""
+    return UniqueById(path, _iter_with_lines(path), key=lambda t: t.qid, what="topic")
+
+
 def load_topics(path: PathLike) -> dict[str, Topic]:
-    """All topics by qid, in file order. A repeated qid is an error naming both
-    lines, since which text to judge against would otherwise be arbitrary."""
-    topics: dict[str, Topic] = {}
-    lines: dict[str, int] = {}
-    for lineno, topic in _iter_with_lines(path):
-        if topic.qid in topics:
-            raise InputError(path, lineno, f"duplicate topic {topic.qid}: lines {lines[topic.qid]} and {lineno}")
-        topics[topic.qid] = topic
-        lines[topic.qid] = lineno
-    return topics
+    """All topics by qid, in file order (duplicates as in :func:`unique_topics`)."""
+    return {topic.qid: topic for topic in unique_topics(path)}

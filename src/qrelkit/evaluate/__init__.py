@@ -4,6 +4,10 @@ saturation, pool bias, stability across assessors and RAG alignment.
 One concept per module; every function takes plain in-memory data (runs from
 :mod:`qrelkit.data`, qrels as ``{(qid, docid): grade}`` or a ``QrelsFile``)
 and returns small frozen dataclasses with a ``to_dict()`` for JSON output.
+
+``qrelkit.evaluate`` is this package, and only this package: the notebook
+function that scores runs into a DataFrame is :func:`qrelkit.score` (one name
+per thing, so that importing a submodule never rebinds a function's name).
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from qrelkit.evaluate.correlation import (
 )
 from qrelkit.evaluate.leaveout import GroupDrop, LeaveOut, dropped_pairs, group_of, leave_out
 from qrelkit.evaluate.ragalign import GenerationLabel, rag_align, read_generation
-from qrelkit.evaluate.saturation import PoolGrowth, SystemHoles, hole_rates, new_relevant_at_k, pool_growth
+from qrelkit.evaluate.saturation import PoolGrowth, SystemHoles, hole_at_k, hole_rates, pool_growth
 from qrelkit.evaluate.significance import decision_agreement, pairwise_significance
 from qrelkit.evaluate.stability import Stability, assessors_as_rankers, stability
 from qrelkit.evaluate.systems import (
@@ -37,6 +41,7 @@ from qrelkit.evaluate.systems import (
     resolve_measures,
     score_shifts,
 )
+from qrelkit.evaluate.threshold import Threshold, resolve_threshold
 
 __all__ = [
     "Agreement", "JudgeAgreement", "MultiAgreement", "compare_labels", "judgments_agreement", "multi_assessor",
@@ -44,26 +49,10 @@ __all__ = [
     "RankingCorrelation", "correlate", "kendall_tau", "rbo", "spearman_rho", "tau_ap",
     "GroupDrop", "LeaveOut", "dropped_pairs", "group_of", "leave_out",
     "GenerationLabel", "rag_align", "read_generation",
-    "PoolGrowth", "SystemHoles", "hole_rates", "new_relevant_at_k", "pool_growth",
+    "PoolGrowth", "SystemHoles", "hole_at_k", "hole_rates", "pool_growth",
     "decision_agreement", "pairwise_significance",
     "Stability", "assessors_as_rankers", "stability",
+    "Threshold", "resolve_threshold",
     "DEFAULT_MEASURES", "TopicScores", "evaluate_runs", "evaluate_versions", "resolve_measures", "score_shifts",
 ]
 
-
-# `qrelkit.evaluate(runs, qrels)` is the notebook API (qrelkit.api.evaluate),
-# but `qrelkit.evaluate` is also this package: once any submodule is imported,
-# Python binds the package to that name. Making the package callable keeps
-# both meanings working, whatever was imported first.
-import sys as _sys  # noqa: E402
-import types as _types  # noqa: E402
-
-
-class _CallablePackage(_types.ModuleType):
-    def __call__(self, *args, **kwargs):
-        from qrelkit.api import evaluate as _evaluate
-
-        return _evaluate(*args, **kwargs)
-
-
-_sys.modules[__name__].__class__ = _CallablePackage

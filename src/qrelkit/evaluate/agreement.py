@@ -27,7 +27,7 @@ import math
 import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -212,7 +212,8 @@ class AssessorPair:
     pairs: int
     cohen_kappa: Optional[float]
     cohen_kappa_graded: Optional[float]
-    overlap: Optional[float]
+    overlap: Optional[float]  # binary: |both relevant| / |either relevant|
+    overlap_graded: Optional[float] = None  # share of common pairs with the same grade
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,9 @@ class MultiAgreement:
     are any, otherwise over the pairs judged by the most common number (>= 2)
     of assessors (e.g. the DL 2019 re-judgments, where each pair has exactly
     two of eight assessors). ``overlap`` is |intersection| / |union| of the
-    assessors' relevant sets on those same pairs."""
+    assessors' relevant sets on those same pairs, ``overlap_graded`` the share
+    of those pairs with one grade from everyone; ``groups`` repeats the figures
+    per assessor group (:mod:`qrelkit.evaluate.assessors`)."""
 
     assessors: tuple[str, ...]
     threshold: int
@@ -234,6 +237,8 @@ class MultiAgreement:
     fleiss_kappa_binary: Optional[float]
     overlap: Optional[float]
     pairwise: tuple[AssessorPair, ...]
+    overlap_graded: Optional[float] = None
+    groups: tuple = ()  # AssessorGroup
 
     def to_dict(self) -> dict:
         return {
@@ -244,20 +249,27 @@ class MultiAgreement:
             "fleiss_kappa": self.fleiss_kappa,
             "fleiss_kappa_binary": self.fleiss_kappa_binary,
             "overlap": self.overlap,
+            "overlap_graded": self.overlap_graded,
             "pairwise": [
                 {"a": p.a, "b": p.b, "pairs": p.pairs, "cohen_kappa": p.cohen_kappa,
-                 "cohen_kappa_graded": p.cohen_kappa_graded, "overlap": p.overlap}
+                 "cohen_kappa_graded": p.cohen_kappa_graded, "overlap": p.overlap,
+                 "overlap_graded": p.overlap_graded}
                 for p in self.pairwise
             ],
+            "groups": [g.to_dict() for g in self.groups],
         }
 
 
 def multi_assessor(
-    assessors: Sequence[tuple[str, Mapping[Pair, int]]], threshold: int = 2
+    assessors: Sequence[tuple[str, Mapping[Pair, int]]], threshold: int = 2,
+    primary: Optional[Mapping[Pair, int]] = None,
 ) -> MultiAgreement:
-    """Fleiss' kappa (graded and binary), pairwise Cohen's kappa and overlap."""
+    """Fleiss' kappa (graded and binary), pairwise Cohen's kappa and overlaps,
+    and the same per assessor group (with and without ``primary`` as a rater)."""
     from sklearn.metrics import cohen_kappa_score
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    from qrelkit.evaluate.assessors import assessor_groups
 
     names = tuple(n for n, _ in assessors)
     raters: dict[Pair, list[int]] = defaultdict(list)
@@ -272,7 +284,7 @@ def multi_assessor(
     else:
         r = 0
     items = sorted(p for p, v in raters.items() if len(v) == r) if r else []
-    fk = fkb = ov = None
+    fk = fkb = ov = ovg = None
     if items:
         data = np.array([raters[p] for p in items], dtype=int)
         fk = _fleiss(aggregate_raters, fleiss_kappa, data)
@@ -280,6 +292,7 @@ def multi_assessor(
         rel = data >= threshold
         union = int(rel.any(axis=1).sum())
         ov = (int(rel.all(axis=1).sum()) / union) if union else None
+        ovg = float((data == data[:, :1]).all(axis=1).mean())
     pairwise = []
     for i in range(len(assessors)):
         for j in range(i + 1, len(assessors)):
@@ -298,8 +311,10 @@ def multi_assessor(
                 _kappa(cohen_kappa_score, ra.astype(int), rb.astype(int), labels=[0, 1]),
                 _kappa(cohen_kappa_score, ga, gb, labels=grades),
                 (int((ra & rb).sum()) / union) if union else None,
+                float((ga == gb).mean()),
             ))
-    return MultiAgreement(names, threshold, len(items), r, fk, fkb, ov, tuple(pairwise))
+    return MultiAgreement(names, threshold, len(items), r, fk, fkb, ov, tuple(pairwise), ovg,
+                          assessor_groups(assessors, primary, threshold))
 
 
 def _fleiss(aggregate_raters, fleiss_kappa, data: np.ndarray) -> Optional[float]:
@@ -310,80 +325,6 @@ def _fleiss(aggregate_raters, fleiss_kappa, data: np.ndarray) -> Optional[float]
         return _num(fleiss_kappa(table, method="fleiss"))
 
 
-# --------------------------------------------------------- workspace judgments
-@dataclass(frozen=True)
-class JudgeAgreement:
-    """One judging method (and model) from a workspace against a reference.
-
-    ``escalation_ratio`` is the share of its cases the method did not decide
-    itself (escalated, failed, or passed to an adjudicator); ``auto_accuracy``
-    is the binary accuracy of the labels it did decide itself (consensus or
-    single-judge), the DREAM-style figure: how good the labels are that need
-    no person. ``by_status`` and ``by_round`` split the agreement further."""
-
-    method: str
-    model: str
-    judgments: int
-    statuses: tuple[tuple[str, int], ...]
-    escalation_ratio: Optional[float]
-    auto_accuracy: Optional[float]
-    auto_pairs: int
-    overall: Agreement
-    by_status: tuple[tuple[str, Agreement], ...]
-    by_round: tuple[tuple[int, Agreement], ...]
-
-    def to_dict(self) -> dict:
-        d = self.overall.to_dict()
-        d.update({
-            "name": f"{self.method} [{self.model}]" if self.model else self.method,
-            "method": self.method,
-            "model": self.model,
-            "judgments": self.judgments,
-            "statuses": dict(self.statuses),
-            "escalation_ratio": self.escalation_ratio,
-            "auto_accuracy": self.auto_accuracy,
-            "auto_pairs": self.auto_pairs,
-            "by_status": {s: _short(a) for s, a in self.by_status},
-            "by_round": {str(r): _short(a) for r, a in self.by_round},
-        })
-        return d
-
-
-def _short(a: Agreement) -> dict:
-    return {k: a.to_dict()[k] for k in ("pairs", "accuracy", "balanced_accuracy", "cohen_kappa", "f1")}
-
-
-def judgments_agreement(
-    judgments: Iterable, reference: Mapping[Pair, int], threshold: int = 2
-) -> tuple[JudgeAgreement, ...]:
-    """Agreement per (method, model) of workspace judgments (``types.Judgment``)."""
-    groups: dict[tuple[str, str], list] = defaultdict(list)
-    for j in judgments:
-        groups[(j.method, j.model)].append(j)
-    out = []
-    for (method, model), js in sorted(groups.items()):
-        statuses = Counter(j.status for j in js)
-        labelled = [j for j in js if j.status in LABELLED_STATUSES and (j.grade is not None or j.label is not None)]
-
-        def agreement(subset, name):
-            grades = {(j.qid, j.docid): int(j.grade if j.grade is not None else j.label) for j in subset}
-            binary = {(j.qid, j.docid): int(j.label) for j in subset if j.label is not None}
-            return compare_labels(reference, grades, threshold, name, binary_labels=binary)
-
-        overall = agreement(labelled, method)
-        auto = agreement([j for j in labelled if j.status in AUTO_STATUSES], "auto")
-        by_status = tuple(
-            (s, agreement([j for j in labelled if j.status == s], s))
-            for s in sorted({j.status for j in labelled})
-        )
-        by_round = tuple(
-            (r, agreement([j for j in labelled if j.round == r], f"round {r}"))
-            for r in sorted({j.round for j in labelled})
-        )
-        n = len(js)
-        escalated = sum(statuses.get(s, 0) for s in ESCALATED_STATUSES)
-        out.append(JudgeAgreement(
-            method, model, n, tuple(sorted(statuses.items())),
-            (escalated / n) if n else None, auto.accuracy, auto.pairs, overall, by_status, by_round,
-        ))
-    return tuple(out)
+# A judge's agreement in a workspace (headline: balanced accuracy on decided cases) lives in its own module;
+# these names stay importable from here.
+from qrelkit.evaluate.judge_agreement import JudgeAgreement, judgments_agreement  # noqa: E402,F401

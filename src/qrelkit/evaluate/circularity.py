@@ -75,10 +75,10 @@ def circularity_warnings(run_models: Mapping[str, str], judge_models: Iterable[s
 def read_run_meta(path: str | Path) -> dict[str, str]:
     """``--run-meta FILE``: a JSON or TOML object mapping run name -> {"model": ...}
     (a plain string value is taken as the model). Returns run -> model."""
+    from qrelkit.data._open import read_text
+
     p = Path(path)
-    if not p.exists():
-        raise InputError(p, None, "no such file")
-    text = p.read_text(encoding="utf-8")
+    text = read_text(p)  # missing, a folder, binary: an InputError naming the file
     try:
         if p.suffix.lower() == ".toml":
             import tomllib
@@ -90,6 +90,8 @@ def read_run_meta(path: str | Path) -> dict[str, str]:
         raise InputError(p, e.lineno, f"not valid JSON: {e.msg}") from None
     except ValueError as e:  # tomllib.TOMLDecodeError
         raise InputError(p, None, f"not valid TOML: {e}") from None
+    except RecursionError:
+        raise InputError(p, None, "nested too deeply") from None
     if not isinstance(obj, dict):
         raise InputError(p, None, "expected an object mapping run names to {\"model\": ...}")
     out = {}

@@ -15,9 +15,20 @@ Conventions:
   swaps near the top more. Ties are broken by system order, as is RBO's.
 - RBO is the extrapolated form RBO_ext (Webber, Moffat & Zobel 2010, eq. 32),
   persistence ``p`` (default 0.9: the top ~10 systems carry 86% of the weight).
+  :func:`rbo_bounds` adds the bounds of the same paper for two lists seen to
+  depth k: RBO_min (eq. 11, no further overlap beyond k) and the residual
+  RBO_res (the most that agreement beyond k could add), so that
+  RBO_min <= RBO_ext <= RBO_min + RBO_res. With X_d the overlap at depth d and
+  f = 2k - X_k (the depth at which the unseen items could all have matched):
+
+      RBO_min = (1-p)/p * ( sum_{d<=k} (X_d - X_k) p^d / d  -  X_k ln(1-p) )
+      RBO_res = (1-p)/p * sum_{k<d<f} 2(d-k) p^d / d
+                + p^(f-1) - X_k (1-p)/p * ( -ln(1-p) - sum_{d<f} p^d / d )
+      RBO_ext = X_k/k p^k + (1-p)/p * sum_{d<=k} X_d/d p^d
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -96,6 +107,47 @@ def rbo(ranking_a: Sequence[object], ranking_b: Sequence[object], p: float = 0.9
     total = sum(x[d] / d * p**d for d in range(1, n_long + 1))
     total += sum(x_s * (d - s) / (s * d) * p**d for d in range(s + 1, n_long + 1))
     return float((1 - p) / p * total + ((x_l - x_s) / n_long + x_s / s) * p**n_long)
+
+
+@dataclass(frozen=True)
+class RBOBounds:
+    """Rank-biased overlap of two lists seen to depth k (see module doc)."""
+
+    p: float
+    depth: int
+    ext: float  # extrapolated
+    min: float  # lower bound: nothing more overlaps beyond depth k
+    res: float  # residual: the most that depths beyond k could add
+
+    def to_dict(self) -> dict:
+        return {"p": self.p, "depth": self.depth, "rbo_ext": self.ext, "rbo_min": self.min, "rbo_res": self.res,
+                "rbo_max": self.min + self.res}
+
+
+def rbo_bounds(ranking_a: Sequence[object], ranking_b: Sequence[object], p: float = 0.9) -> RBOBounds:
+    """RBO_ext, RBO_min and RBO_res of two equal-length rankings (ids, best first)."""
+    _check_p(p)
+    a, b = list(ranking_a), list(ranking_b)
+    if len(a) != len(b):
+        raise UsageError(f"rbo_bounds needs two rankings of the same depth, got {len(a)} and {len(b)}")
+    k = len(a)
+    if k == 0:
+        return RBOBounds(p, 0, 1.0, 1.0, 0.0)
+    seen_a: set = set()
+    seen_b: set = set()
+    x = [0]
+    for d in range(k):
+        seen_a.add(a[d])
+        seen_b.add(b[d])
+        x.append(x[-1] + (a[d] in seen_b) + (b[d] in seen_a) - (a[d] == b[d]))
+    xk = x[k]
+    c = (1 - p) / p
+    ext = xk / k * p**k + c * sum(x[d] / d * p**d for d in range(1, k + 1))
+    lo = c * (sum((x[d] - xk) * p**d / d for d in range(1, k + 1)) - xk * math.log(1 - p))
+    f = 2 * k - xk
+    res = c * sum(2 * (d - k) * p**d / d for d in range(k + 1, f))
+    res += p ** (f - 1) - xk * c * (-math.log(1 - p) - sum(p**d / d for d in range(1, f)))
+    return RBOBounds(p, k, float(ext), float(lo), float(res))
 
 
 def ranking(scores: Sequence[float], names: Sequence[str]) -> list[str]:

@@ -57,10 +57,10 @@ def group_of(run_name: str) -> str:
 
 def read_groups(path: str | Path) -> dict[str, str]:
     """A run -> group mapping: JSON or TOML object, or TSV ``run<TAB>group`` lines."""
+    from qrelkit.data._open import read_text
+
     p = Path(path)
-    if not p.exists():
-        raise InputError(p, None, "no such file")
-    text = p.read_text(encoding="utf-8")
+    text = read_text(p)  # missing, a folder, binary: an InputError naming the file
     suffix = p.suffix.lower()
     if suffix in (".json", ".toml"):
         try:
@@ -73,6 +73,8 @@ def read_groups(path: str | Path) -> dict[str, str]:
         except (ValueError, json.JSONDecodeError) as e:
             line = getattr(e, "lineno", None)
             raise InputError(p, line, f"not valid {suffix[1:].upper()}: {e}") from None
+        except RecursionError:
+            raise InputError(p, None, f"not valid {suffix[1:].upper()}: nested too deeply") from None
         if not isinstance(obj, dict) or not all(isinstance(v, str) for v in obj.values()):
             raise InputError(p, None, "expected an object mapping run names to group names (strings)")
         return {str(k): v for k, v in obj.items()}

@@ -48,6 +48,10 @@ def read_generation(path: str) -> tuple[GenerationLabel, ...]:
                 obj = json.loads(stripped)
             except json.JSONDecodeError as e:
                 raise InputError(path, lineno, f"not valid JSON: {e.msg}") from None
+            except RecursionError:
+                raise InputError(path, lineno, "not valid JSON: nested too deeply") from None
+            if not isinstance(obj, dict):
+                raise InputError(path, lineno, f"expected a JSON object, got {type(obj).__name__}")
             missing = [k for k in ("system", "qid", "correct") if k not in obj]
             if missing:
                 raise InputError(path, lineno, f"missing key(s) {', '.join(missing)}")

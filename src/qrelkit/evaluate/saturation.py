@@ -1,25 +1,42 @@
-"""Holes against the original qrels, pool growth and marginal contribution.
+r"""Holes (Hole@k as BRIDGE defines it), pool growth and marginal contribution.
 
-Why: a pool is trustworthy when adding another run no longer finds new
-relevant documents or moves anyone's score. Growth is measured by adding runs
-to the pool one at a time in random order (M orders, seeded) and recording,
-after each addition, the fraction of the pool's relevant documents that are
-newly found (growth rate) and how much every system's score changes because
-of the addition (marginal contribution), averaged over orders.
+Words, as in ../shared/DESIGN.md and the DREAM/BRIDGE paper:
 
-Scores inside the growth simulation: a run count of R means R*R*M system
-evaluations (61*61*10 = 37,210 for DL 2019), each against a different partial
-pool. Calling pytrec_eval that often would take minutes, so the two measures
-the simulation supports are computed here in closed form on the top-k arrays,
-with trec_eval's definitions: nDCG@k (gains = positive grades, log2(rank+1)
-discount, ideal from the judged pairs' grades) and P@k (relevant = grade >=
-threshold, divided by k). Tests check both against ir_measures on the same
-partial pools. Everywhere else scores come from ir_measures.
+- ``Unjudged@k``: the share of a run's top-k without an original label
+  (1 - Judged@k); per topic over the entries the run returned (at most k),
+  averaged over the original qrels' topics the run answered.
+- a *detected hole* (newly identified relevant document): a pair without an
+  original label that the new qrels label relevant (grade >= threshold).
+- ``Hole@k`` (BRIDGE's Hole@10 ratio): detected holes in the top-k ÷ k, averaged
+  over the original qrels' topics the run answered. The denominator is k even
+  when a run returns fewer than k documents for a topic (as P@k does): missing
+  ranks are not holes. Without new qrels there are no detected holes, so
+  ``Hole@k`` is not defined and only ``Unjudged@k`` is reported.
 
-Labels: ``qrels`` should be the most complete labels available (e.g. the
-merged qrels with filled holes); inside the simulation a pair counts as judged
-only once a run added so far has pooled it (the pool is every added run's
-top-``depth``); labels deeper than any run's top-``depth`` are not used.
+Pool saturation (BRIDGE Figure 3): runs join the pool one at a time in M random
+orders (seeded). Let H be the detected holes in the full depth-d pool, H_t the
+holes the first t runs of an order have pooled, and qrels_t = the original
+qrels + the labels of H_t (qrels_0 = the original qrels). Averaged over orders:
+
+    growth rate(t)            = |H_t \ H_{t-1}| / |H|
+    marginal contribution(t)  = 1/S * sum_s [ m_s(qrels_t) - m_s(qrels_{t-1}) ]
+
+where m_s is system s's mean score (``Hit@10`` by default as in the paper's
+re-benchmark, or ``nDCG@10``, ``P@k``) over the original qrels' topics. Only
+holes count: labels already in the original qrels are known from the start and
+are never "found" by a run; new labels below the threshold are not holes and
+never join the qrels (they would move nDCG's gains without being "found"). Per run, the same quantities are also averaged over
+the orders in which it was added (its own marginal contribution).
+
+Scores inside the simulation: R runs and M orders mean R*R*M system
+evaluations (61*61*10 = 37,210 for DL 2019), each against different qrels.
+Calling pytrec_eval that often would take minutes, so the measures are computed
+here in closed form on the top-k arrays with trec_eval's definitions: nDCG@k
+(gains = positive grades, log2(rank+1) discount, ideal from the known pairs'
+grades), P@k (relevant = grade >= threshold, divided by k) and Hit@k (1 when a
+relevant document is in the top-k; ir_measures' Success@k). Tests check all
+three against ir_measures on the same partial qrels. Everywhere else scores
+come from ir_measures.
 """
 from __future__ import annotations
 
@@ -32,54 +49,57 @@ from qrelkit.data.qrels import as_pairs
 from qrelkit.errors import UsageError
 
 Pair = tuple[str, str]
+DEFAULT_GROWTH_MEASURE = "Hit@10"
 
 
 # --------------------------------------------------------------------- holes
 @dataclass(frozen=True)
 class SystemHoles:
-    """One run's top-k against the original and the completed qrels.
-
-    Rates are per topic (over the entries the run returned, at most k) and
-    averaged over the topics of the original qrels that the run answered."""
+    """One run's top-k against the original and the new qrels (see module doc)."""
 
     run: str
     depth: int
-    hole_rate: float  # Hole@k: share of the top-k without an original label
-    new_relevant: int  # unlabelled originally, relevant in the new qrels (count over topics)
-    new_relevant_rate: float  # NewRel@k: that share of the top-k
-    judged_after: float  # Judged@k under the new qrels
+    unjudged_rate: float  # Unjudged@k: share of the top-k without an original label
+    holes: int  # detected holes in the top-k, summed over topics
+    hole_rate: Optional[float]  # Hole@k (BRIDGE): detected holes / k; None without new qrels
+    judged_after: float  # Judged@k under the original + new qrels
+    topics: int = 0  # topics averaged over
 
 
 def hole_rates(
     runs: Sequence[Any], original: Any, new: Any = None, depth: int = 10, threshold: int = 2
 ) -> tuple[SystemHoles, ...]:
-    """Hole@k per run against ``original``; with ``new`` also the newly found relevant."""
+    """Unjudged@k per run against ``original`` (:func:`qrelkit.pool.run_hole_rates`,
+    the one definition); with ``new`` also Hole@k."""
+    from qrelkit.pool import run_hole_rates, summarize_hole_rates
+
     orig = as_pairs(original)
     newp = as_pairs(new) if new is not None else {}
-    topics = {q for q, _ in orig}
+    unjudged = {s.run: s for s in summarize_hole_rates(run_hole_rates(runs, orig, depth), runs)}
+    topics = sorted({q for q, _ in orig})
     out = []
     for run in runs:
-        holes, newrel, judged_after = [], [], []
+        hole, judged_after = [], []
         count = 0
-        for q in sorted(topics):
+        for q in topics:
             top = run.by_topic.get(q, ())[:depth]
             if not top:
                 continue
-            h = [e for e in top if (q, e.docid) not in orig]
-            nr = [e for e in h if newp.get((q, e.docid), -1) >= threshold]
-            holes.append(len(h) / len(top))
-            newrel.append(len(nr) / len(top))
+            found = [e for e in top if (q, e.docid) not in orig and newp.get((q, e.docid), -1) >= threshold]
+            hole.append(len(found) / depth)
             judged_after.append(sum(1 for e in top if (q, e.docid) in orig or (q, e.docid) in newp) / len(top))
-            count += len(nr)
+            count += len(found)
+        u = unjudged[run.name]
         out.append(SystemHoles(
-            run.name, depth, _mean(holes), count, _mean(newrel), _mean(judged_after),
+            run.name, depth, u.unjudged if u.unjudged is not None else 0.0, count,
+            _mean(hole) if new is not None else None, _mean(judged_after), u.topics,
         ))
     return tuple(out)
 
 
-def new_relevant_at_k(runs: Sequence[Any], original: Any, new: Any, depth: int = 10, threshold: int = 2) -> dict[str, float]:
-    """NewRel@k per run name (see :class:`SystemHoles`), for the ``holes`` command."""
-    return {h.run: h.new_relevant_rate for h in hole_rates(runs, original, new, depth, threshold)}
+def hole_at_k(runs: Sequence[Any], original: Any, new: Any, depth: int = 10, threshold: int = 2) -> dict[str, float]:
+    """Hole@k per run name (see module doc), for the ``holes`` command."""
+    return {h.run: h.hole_rate for h in hole_rates(runs, original, new, depth, threshold)}
 
 
 def _mean(x: list) -> float:
@@ -92,9 +112,9 @@ class MarginalContribution:
     """What adding one run to a partial pool brings, averaged over orders."""
 
     run: str
-    new_relevant: float  # newly found relevant pairs when it is added
-    new_relevant_fraction: float  # the same over all relevant pairs of the full pool
-    mean_abs_score_change: float  # mean |change| of every system's score caused by the addition
+    new_holes: float  # detected holes it is the first to pool
+    new_holes_fraction: float  # the same over all detected holes of the full pool
+    score_change: float  # mean change of every system's score caused by the addition
     own_score_change: float  # change of its own score when it is added
 
 
@@ -107,12 +127,12 @@ class PoolGrowth:
     threshold: int
     runs: tuple[str, ...]
     pooled: int
-    relevant: int
-    found_mean: np.ndarray  # [step]: fraction of the pool's relevant found after n runs
+    holes: int  # detected holes in the full pool (|H|)
+    found_mean: np.ndarray  # [step]: fraction of H found after t runs
     found_std: np.ndarray
-    growth_rate: np.ndarray  # [step]: newly found relevant fraction at step n
-    score_change: np.ndarray  # [step]: mean |score change| over systems caused by the n-th addition
-    score_error: np.ndarray  # [step]: mean |score - final score| over systems after n runs
+    growth_rate: np.ndarray  # [step]: |H_t minus H_t-1| / |H|
+    marginal_contribution: np.ndarray  # [step]: mean change of the systems' scores at step t
+    score_error: np.ndarray  # [step]: mean |score - final score| over systems after t runs
     marginal: tuple[MarginalContribution, ...]
 
     def to_dict(self) -> dict:
@@ -124,20 +144,20 @@ class PoolGrowth:
             "threshold": self.threshold,
             "runs": len(self.runs),
             "pooled": self.pooled,
-            "relevant": self.relevant,
+            "holes": self.holes,
             "growth": {
                 "runs_added": list(range(1, len(self.runs) + 1)),
                 "found_fraction": [float(x) for x in self.found_mean],
                 "found_fraction_std": [float(x) for x in self.found_std],
                 "growth_rate": [float(x) for x in self.growth_rate],
-                "score_change": [float(x) for x in self.score_change],
+                "marginal_contribution": [float(x) for x in self.marginal_contribution],
                 "score_error": [float(x) for x in self.score_error],
             },
             "marginal": {
                 m.run: {
-                    "new_relevant": m.new_relevant,
-                    "new_relevant_fraction": m.new_relevant_fraction,
-                    "mean_abs_score_change": m.mean_abs_score_change,
+                    "new_holes": m.new_holes,
+                    "new_holes_fraction": m.new_holes_fraction,
+                    "score_change": m.score_change,
                     "own_score_change": m.own_score_change,
                 }
                 for m in self.marginal
@@ -160,6 +180,7 @@ class TopK:
 
 
 def top_k(runs: Sequence[Any], qrels: Mapping[Pair, int], k: int, topics: Optional[Sequence[str]] = None) -> TopK:
+    """The runs' top-k as pair ids; every label of the topics gets an id too."""
     topic_list = tuple(sorted(topics if topics is not None else {q for q, _ in qrels}))
     index: dict[Pair, int] = {}
     ids = np.full((len(runs), len(topic_list), k), -1, dtype=np.int64)
@@ -167,6 +188,10 @@ def top_k(runs: Sequence[Any], qrels: Mapping[Pair, int], k: int, topics: Option
         for t, q in enumerate(topic_list):
             for r, e in enumerate(run.by_topic.get(q, ())[:k]):
                 ids[s, t, r] = index.setdefault((q, e.docid), len(index))
+    wanted = set(topic_list)
+    for p in sorted(qrels):  # labels no run retrieved still count in nDCG's ideal ranking
+        if p[0] in wanted:
+            index.setdefault(p, len(index))
     pairs = tuple(index)
     grades = np.array([qrels.get(p, 0) for p in pairs], dtype=float)
     labelled = np.array([p in qrels for p in pairs], dtype=bool)
@@ -175,23 +200,29 @@ def top_k(runs: Sequence[Any], qrels: Mapping[Pair, int], k: int, topics: Option
     return TopK(tuple(r.name for r in runs), topic_list, pairs, ids, grades, labelled, topic_of)
 
 
-def pool_scores(tk: TopK, pooled: np.ndarray, measure: str, cutoff: int, threshold: int) -> np.ndarray:
-    """``[system, topic]`` scores when only ``pooled`` pair ids carry their labels
-    (trec_eval definitions of nDCG@k and P@k, see module doc)."""
+def pool_scores(tk: TopK, known: np.ndarray, measure: str, cutoff: int, threshold: int) -> np.ndarray:
+    """``[system, topic]`` scores when only ``known`` pair ids carry their labels
+    (trec_eval definitions of nDCG@k, P@k and Hit@k, see module doc)."""
     ids = tk.ids[:, :, :cutoff]
     valid = ids >= 0
     safe = np.where(valid, ids, 0)
-    judged = valid & pooled[safe] & tk.labelled[safe]
+    judged = valid & known[safe] & tk.labelled[safe]
     g = np.where(judged, tk.grades[safe], 0.0)
     if measure == "P":
         return (g >= threshold).sum(axis=2) / cutoff
+    if measure == "Hit":
+        return (g >= threshold).any(axis=2).astype(float)
+    return _ndcg(tk, known, g, cutoff)
+
+
+def _ndcg(tk: TopK, known: np.ndarray, g: np.ndarray, cutoff: int) -> np.ndarray:
     gains = np.maximum(g, 0.0)
     disc = 1.0 / np.log2(np.arange(2, cutoff + 2))
     dcg = (gains * disc[None, None, : gains.shape[2]]).sum(axis=2)
-    # ideal DCG per topic from the pooled, labelled, positive grades
+    # ideal DCG per topic from the known, labelled, positive grades
     n_t = len(tk.topics)
     idcg = np.zeros(n_t)
-    use = pooled & tk.labelled & (tk.grades > 0)
+    use = known & tk.labelled & (tk.grades > 0)
     if use.any():
         tg = tk.topic_of[use]
         gv = tk.grades[use]
@@ -207,8 +238,9 @@ def pool_scores(tk: TopK, pooled: np.ndarray, measure: str, cutoff: int, thresho
 
 def _parse_measure(measure: str, depth: int) -> tuple[str, int]:
     name, _, cut = measure.partition("@")
-    if name not in ("nDCG", "P"):
-        raise UsageError(f"pool growth supports nDCG@k and P@k, not {measure!r}")
+    name = "Hit" if name == "Success" else name
+    if name not in ("nDCG", "P", "Hit"):
+        raise UsageError(f"pool growth supports Hit@k, nDCG@k and P@k, not {measure!r}")
     try:
         k = int(cut) if cut else depth
     except ValueError:
@@ -218,71 +250,99 @@ def _parse_measure(measure: str, depth: int) -> tuple[str, int]:
     return name, k
 
 
+def _full_labels(original: Mapping[Pair, int], new: Mapping[Pair, int]) -> dict[Pair, int]:
+    """Original labels as they are, plus the new labels of unlabelled pairs."""
+    out = dict(new)
+    out.update(original)
+    return out
+
+
 def pool_growth(
     runs: Sequence[Any],
-    qrels: Any,
+    original: Any,
+    new: Any = None,
     depth: int = 10,
     orders: int = 10,
     seed: int = 0,
     threshold: int = 2,
-    measure: str = "nDCG@10",
+    measure: str = DEFAULT_GROWTH_MEASURE,
 ) -> PoolGrowth:
-    """Pool growth and marginal contribution over ``orders`` random run orders."""
+    """Growth rate and marginal contribution of detected holes over ``orders``
+    random run orders (formulas in the module doc). ``new`` holds the new
+    labels (e.g. the merged qrels); without it there are no holes to find."""
     if not runs:
         raise UsageError("pool growth needs at least one run")
     if orders < 1:
         raise UsageError("--orders must be at least 1")
     name, cutoff = _parse_measure(measure, depth)
-    pairs = as_pairs(qrels)
-    tk = top_k(runs, pairs, max(depth, cutoff))
+    orig = as_pairs(original)
+    labels = _full_labels(orig, as_pairs(new) if new is not None else {})
+    tk = top_k(runs, labels, max(depth, cutoff), topics=sorted({q for q, _ in orig}) or None)
     n_runs, n_pairs = len(runs), len(tk.pairs)
     contrib = [np.unique(r[r >= 0]) for r in tk.ids[:, :, :depth].reshape(n_runs, -1)]
-    relevant = tk.labelled & (tk.grades >= threshold)
+    in_original = np.array([p in orig for p in tk.pairs], dtype=bool)
+    hole = tk.labelled & ~in_original & (tk.grades >= threshold)
     full = np.zeros(n_pairs, dtype=bool)
     for c in contrib:
         full[c] = True
-    total_rel = int((relevant & full).sum())
-    final = pool_scores(tk, full, name, cutoff, threshold).mean(axis=1)
+    n_holes = int((hole & full).sum())
+    known0 = in_original  # new labels that are not holes (non-relevant) never join the qrels
 
-    rng = np.random.default_rng(seed)
-    found = np.zeros((orders, n_runs))
-    rate = np.zeros((orders, n_runs))
-    change = np.zeros((orders, n_runs))
-    error = np.zeros((orders, n_runs))
-    new_rel_by_run = np.zeros(n_runs)
-    abs_change_by_run = np.zeros(n_runs)
-    own_change_by_run = np.zeros(n_runs)
-    for o in range(orders):
-        order = rng.permutation(n_runs)
-        pooled = np.zeros(n_pairs, dtype=bool)
-        before = np.zeros(n_runs)
-        found_so_far = 0
-        for step, r in enumerate(order):
-            fresh = contrib[r][~pooled[contrib[r]]]
-            new_rel = int(relevant[fresh].sum())
-            pooled[fresh] = True
-            found_so_far += new_rel
-            after = pool_scores(tk, pooled, name, cutoff, threshold).mean(axis=1)
-            delta = after - before
-            found[o, step] = found_so_far / total_rel if total_rel else 1.0
-            rate[o, step] = new_rel / total_rel if total_rel else 0.0
-            change[o, step] = np.abs(delta).mean()
-            error[o, step] = np.abs(after - final).mean()
-            new_rel_by_run[r] += new_rel
-            abs_change_by_run[r] += np.abs(delta).mean()
-            own_change_by_run[r] += delta[r]
-            before = after
+    score = lambda known: pool_scores(tk, known, name, cutoff, threshold).mean(axis=1)  # noqa: E731
+    sim = _simulate(contrib, hole, known0, score, orders, seed)
     marginal = tuple(
         MarginalContribution(
-            tk.runs[i],
-            float(new_rel_by_run[i] / orders),
-            float(new_rel_by_run[i] / orders / total_rel) if total_rel else 0.0,
-            float(abs_change_by_run[i] / orders),
-            float(own_change_by_run[i] / orders),
+            tk.runs[i], float(sim.holes_by_run[i] / orders),
+            float(sim.holes_by_run[i] / orders / n_holes) if n_holes else 0.0,
+            float(sim.change_by_run[i] / orders), float(sim.own_by_run[i] / orders),
         )
         for i in range(n_runs)
     )
+    found = sim.found / n_holes if n_holes else np.ones_like(sim.found)
+    rate = sim.brought / n_holes if n_holes else np.zeros_like(sim.brought)
+    error = np.abs(sim.scores - score(known0 | (hole & full))[None, None]).mean(axis=2)
     return PoolGrowth(
-        depth, orders, seed, f"{name}@{cutoff}", threshold, tk.runs, int(full.sum()), total_rel,
-        found.mean(axis=0), found.std(axis=0), rate.mean(axis=0), change.mean(axis=0), error.mean(axis=0), marginal,
+        depth, orders, seed, f"{name}@{cutoff}", threshold, tk.runs, int(full.sum()), n_holes,
+        found.mean(axis=0), found.std(axis=0), rate.mean(axis=0), sim.change.mean(axis=0), error.mean(axis=0),
+        marginal,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class _Simulation:
+    """Per order and step: holes brought, holes found so far, mean score change,
+    every system's scores; per run: totals over orders."""
+
+    brought: np.ndarray
+    found: np.ndarray
+    change: np.ndarray
+    scores: np.ndarray  # [order, step, system]
+    holes_by_run: np.ndarray
+    change_by_run: np.ndarray
+    own_by_run: np.ndarray
+
+
+def _simulate(contrib, hole, known0, score, orders: int, seed: int) -> _Simulation:
+    """Add runs to the pool in ``orders`` seeded random orders; a run's newly
+    pooled holes join the known labels (formulas in the module doc)."""
+    n_runs = len(contrib)
+    rng = np.random.default_rng(seed)
+    brought, found, change = (np.zeros((orders, n_runs)) for _ in range(3))
+    start = score(known0)
+    scores = np.zeros((orders, n_runs, len(start)))
+    by_run = np.zeros((3, n_runs))  # holes, mean change, own change
+    for o in range(orders):
+        pooled = np.zeros(len(hole), dtype=bool)
+        before = start
+        for step, r in enumerate(rng.permutation(n_runs)):
+            fresh = contrib[r][~pooled[contrib[r]]]
+            pooled[fresh] = True
+            brought[o, step] = hole[fresh].sum()
+            after = score(known0 | (hole & pooled)) if brought[o, step] else before
+            delta = after - before
+            found[o, step] = brought[o, : step + 1].sum()
+            change[o, step] = delta.mean()
+            scores[o, step] = after
+            by_run[:, r] += (brought[o, step], delta.mean(), delta[r])
+            before = after
+    return _Simulation(brought, found, change, scores, *by_run)

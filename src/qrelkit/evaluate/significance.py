@@ -186,3 +186,51 @@ def decision_agreement(a: PairwiseSignificance, b: PairwiseSignificance) -> Deci
         only_a=int((sig_a & ~sig_b).sum()),
         only_b=int((~sig_a & sig_b).sum()),
     )
+
+
+# ------------------------------------------------- one system, two qrels versions
+@dataclass(frozen=True)
+class SystemDifference:
+    """One system's per-topic scores under two qrels versions (e.g. the primary
+    assessors' and an aggregation of the secondary ones)."""
+
+    system: str
+    mean_a: float
+    mean_b: float
+    t_p_value: float  # paired t-test over topics
+    t_p_bonferroni: float  # ... Bonferroni-corrected over the systems (the shelf-life paper's test)
+    wilcoxon_p_value: float  # Wilcoxon signed-rank test over topics
+    wilcoxon_p_bonferroni: float
+    significant: bool  # t_p_bonferroni < alpha
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def system_differences(
+    a: np.ndarray, b: np.ndarray, systems: Sequence[str], alpha: float = 0.05
+) -> tuple[SystemDifference, ...]:
+    """Per system (row of ``[system, topic]`` matrices ``a`` and ``b``): is its
+    score different under the two versions? Paired t-test and Wilcoxon over
+    topics, each Bonferroni-corrected over the systems. A system whose scores
+    do not change on any topic has p = 1 (there is nothing to test)."""
+    from scipy.stats import ttest_rel
+    from statsmodels.stats.multitest import multipletests
+
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    d = a - b
+    moved = np.any(d != 0, axis=1) & (d.shape[1] >= 2)
+    pt, pw = np.ones(len(systems)), np.ones(len(systems))
+    if moved.any():
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = np.asarray(ttest_rel(a[moved], b[moved], axis=1).pvalue, float)
+        pt[moved] = np.where(np.isnan(t), 1.0, t)
+        pw[moved] = _wilcoxon_rows(d[moved])
+    bt = multipletests(pt, alpha=alpha, method="bonferroni")[1] if len(systems) else pt
+    bw = multipletests(pw, alpha=alpha, method="bonferroni")[1] if len(systems) else pw
+    return tuple(
+        SystemDifference(s, float(a[i].mean()), float(b[i].mean()), float(pt[i]), float(bt[i]), float(pw[i]),
+                         float(bw[i]), bool(bt[i] < alpha))
+        for i, s in enumerate(systems)
+    )

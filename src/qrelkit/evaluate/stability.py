@@ -17,11 +17,20 @@ Speed: scores are computed once per assessor (with ir_measures, per topic, on
 the topics that assessor judged); a sample is then only an index per topic,
 so 10,000 samples are a few numpy gathers and batch rank correlations.
 
-Also here: per-pair aggregation of the assessors' grades (max, min, mean
-rounded half up) evaluated like one more qrels version, and assessors as
-rankers (each topic's judged documents ordered by an assessor's grades, ties
-broken at random and averaged over shuffles, scored against the primary
-qrels): an upper bound that systems can be compared with.
+Also here, the rest of the shelf-life analyses:
+
+- per-pair aggregation of the secondary assessors' grades (max, min, mean
+  rounded half up) evaluated like one more qrels version: its ranking against
+  the primary's (tau, tau_AP, rho, RBO_ext with RBO_min/RBO_res bounds) and,
+  per system, whether its score differs (paired t-test over topics with
+  Bonferroni correction, the paper's test, and the Wilcoxon test;
+  :func:`qrelkit.evaluate.significance.system_differences`);
+- the natural combination (each topic's assessor as assigned, from a
+  ``qid<TAB>assessor`` file) compared the same way;
+- assessors as rankers, one per assessor and one per aggregation
+  (:mod:`qrelkit.evaluate.rankers`);
+- agreement per assessor group with and without the primary
+  (:mod:`qrelkit.evaluate.assessors`).
 """
 from __future__ import annotations
 
@@ -33,36 +42,55 @@ import numpy as np
 
 from qrelkit.data.qrels import as_pairs
 from qrelkit.errors import UsageError
+from qrelkit.evaluate.assessors import assessor_groups, read_combination  # noqa: F401  (re-exported)
 from qrelkit.evaluate.correlation import (
     kendall_tau_batch,
+    ranking,
     rbo_batch,
+    rbo_bounds,
     spearman_rho_batch,
     summarize,
     tau_ap_batch,
 )
+from qrelkit.evaluate.rankers import (  # noqa: F401  (re-exported)
+    AGGREGATIONS,
+    RANKER_MEASURES,
+    AssessorRanker,
+    RankerScore,
+    aggregate_grades,
+    aggregated_rankers,
+    assessors_as_rankers,
+    best_system,
+)
+from qrelkit.evaluate.significance import SystemDifference, system_differences
 from qrelkit.evaluate.systems import DEFAULT_THRESHOLD, evaluate_runs, prepare_runs, resolve_measures
-from qrelkit.types import RunEntry
 
 Pair = tuple[str, str]
-RANKER_MEASURES = ("nDCG@10", "P@10", "RR@10", "R@100")
 _CHUNK = 1000
 
 
 @dataclass(frozen=True)
 class RankAgreement:
-    """One alternative ranking against the primary's."""
+    """One alternative ranking against the primary's, and per system whether
+    its score differs from the primary's."""
 
     name: str
     kendall_tau: float
     tau_ap: float
     spearman_rho: float
-    rbo: float
+    rbo: float  # RBO_ext
     changed_pairs: int = 0
+    rbo_min: float = math.nan
+    rbo_res: float = math.nan
+    differences: tuple[SystemDifference, ...] = ()
 
     def to_dict(self) -> dict:
         return {
             "name": self.name, "kendall_tau": _f(self.kendall_tau), "tau_ap": _f(self.tau_ap),
-            "spearman_rho": _f(self.spearman_rho), "rbo": _f(self.rbo), "changed_pairs": self.changed_pairs,
+            "spearman_rho": _f(self.spearman_rho), "rbo": _f(self.rbo), "rbo_min": _f(self.rbo_min),
+            "rbo_res": _f(self.rbo_res), "changed_pairs": self.changed_pairs,
+            "significant_systems": sum(d.significant for d in self.differences),
+            "systems": {d.system: {k: v for k, v in d.to_dict().items() if k != "system"} for d in self.differences},
         }
 
 
@@ -71,21 +99,6 @@ class SwapProbability:
     a: str  # ranked above b by the primary qrels
     b: str
     probability: float
-
-
-@dataclass(frozen=True)
-class RankerScore:
-    measure: str
-    mean: float
-    std: float
-
-
-@dataclass(frozen=True)
-class AssessorRanker:
-    assessor: str
-    topics: int
-    shuffles: int
-    scores: tuple[RankerScore, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,6 +122,7 @@ class Stability:
     rankers: tuple[AssessorRanker, ...]
     best_system: tuple[RankerScore, ...]
     include_primary: bool = False
+    groups: tuple = ()  # AssessorGroup
 
     def to_dict(self) -> dict:
         return {
@@ -140,6 +154,7 @@ class Stability:
                 for r in self.rankers
             },
             "best_system": {s.measure: {"mean": s.mean, "std": s.std} for s in self.best_system},
+            "groups": [g.to_dict() for g in self.groups],
         }
 
 
@@ -151,26 +166,34 @@ def assessor_qrels(primary: Mapping[Pair, int], labels: Mapping[Pair, int], topi
     return out
 
 
-def read_combination(path: str, assessors: Sequence[str]) -> dict[str, str]:
-    """A natural combination: TSV ``qid<TAB>assessor`` lines, assessor names as given."""
-    from qrelkit.data._open import iter_lines
-    from qrelkit.errors import InputError
+@dataclass(frozen=True, eq=False)
+class _Cube:
+    """Per candidate (each assessor, then the primary): ``[system, topic]``
+    scores on the topics they judged (NaN elsewhere), and who covers each topic."""
 
-    known = set(assessors)
-    out: dict[str, str] = {}
-    for lineno, line in iter_lines(path):
-        if line.lstrip().startswith("#"):
+    scores: np.ndarray
+    covered: list
+    coverage: tuple
+
+
+def _cube(prepared, prim, labels, names, spec, threshold, base) -> _Cube:
+    topics = base.topics
+    t_index = {t: i for i, t in enumerate(topics)}
+    cube = np.full((len(labels) + 1, len(prepared.names), len(topics)), np.nan)
+    cube[-1] = base.of(spec[0].key)  # the primary: the fall-back candidate
+    covered: list[list[int]] = [[] for _ in topics]
+    coverage = []
+    for a, lab in enumerate(labels):
+        mine = sorted({q for q, _ in lab if q in t_index})
+        coverage.append((names[a], len(mine)))
+        if not mine:
             continue
-        cols = line.split("\t") if "\t" in line else line.split()
-        if len(cols) != 2:
-            raise InputError(path, lineno, "expected two columns: qid<TAB>assessor")
-        qid, name = cols[0].strip(), cols[1].strip()
-        if name not in known:
-            raise InputError(path, lineno, f"unknown assessor {name!r}; known: {', '.join(sorted(known))}")
-        if qid in out and out[qid] != name:
-            raise InputError(path, lineno, f"topic {qid} is given two assessors")
-        out[qid] = name
-    return out
+        ts = evaluate_runs(prepared, assessor_qrels(prim, lab, mine), spec, threshold, topics=mine)
+        cols = [t_index[t] for t in ts.topics]
+        cube[a][:, cols] = ts.values[0]
+        for c in cols:
+            covered[c].append(a)
+    return _Cube(cube, covered, tuple(coverage))
 
 
 def stability(
@@ -187,9 +210,10 @@ def stability(
     ranker_measures: Sequence[str] = RANKER_MEASURES,
     include_primary: bool = False,
 ) -> Stability:
-    """Sampled assessor combinations vs the primary ranking (see module doc).
-    ``include_primary`` makes the primary qrels one more candidate for every
-    topic (Voorhees 2000 sampled among the original and the secondary assessors)."""
+    """Sampled assessor combinations vs the primary ranking, and the other
+    shelf-life analyses (see module doc). ``include_primary`` makes the primary
+    qrels one more candidate for every topic (Voorhees 2000 sampled among the
+    original and the secondary assessors)."""
     if not assessors:
         raise UsageError("stability needs at least one assessor's qrels")
     if samples < 1:
@@ -200,96 +224,74 @@ def stability(
     prim = as_pairs(primary)
     spec = resolve_measures([measure], threshold)
     base = evaluate_runs(prepared, prim, spec, threshold, label="primary")
-    topics = base.topics
-    t_index = {t: i for i, t in enumerate(topics)}
-    n_sys, n_top = len(prepared.names), len(topics)
     names = [n for n, _ in assessors]
     if len(set(names)) != len(names):
         raise UsageError("assessor names must be unique")
     labels = [as_pairs(lab) for _, lab in assessors]
-
-    # per assessor: [system, topic] scores on the topics they judged (NaN elsewhere)
-    cube = np.full((len(assessors) + 1, n_sys, n_top), np.nan)
-    cube[-1] = base.of(spec[0].key)  # the primary: the fall-back candidate
-    covered: list[list[int]] = [[] for _ in range(n_top)]
-    coverage = []
-    for a, lab in enumerate(labels):
-        mine = sorted({q for q, _ in lab if q in t_index})
-        coverage.append((names[a], len(mine)))
-        if not mine:
-            continue
-        ts = evaluate_runs(prepared, assessor_qrels(prim, lab, mine), spec, threshold, topics=mine)
-        cols = [t_index[t] for t in ts.topics]
-        cube[a][:, cols] = ts.values[0]
-        for c in cols:
-            covered[c].append(a)
-    no_assessor = sum(1 for c in covered if not c)
+    cube = _cube(prepared, prim, labels, names, spec, threshold, base)
     primary_idx = len(assessors)
-    cands = [(c + [primary_idx]) if (c and include_primary) else (c or [primary_idx]) for c in covered]
-    combinations = float(math.prod(len(c) for c in cands))
+    cands = [(c + [primary_idx]) if (c and include_primary) else (c or [primary_idx]) for c in cube.covered]
 
     rng = np.random.default_rng(seed)
-    primary_means = cube[-1].mean(axis=1)
+    n_sys, n_top = len(prepared.names), len(base.topics)
     sample_means = np.zeros((samples, n_sys))
     for t, c in enumerate(cands):
         pick = np.asarray(c)[rng.integers(0, len(c), size=samples)]
-        sample_means += cube[pick, :, t]
+        sample_means += cube.scores[pick, :, t]
     sample_means /= n_top
-
-    tau = kendall_tau_batch(primary_means[None], sample_means)
-    tap = tau_ap_batch(primary_means[None], sample_means)
-    rho = spearman_rho_batch(primary_means[None], sample_means)
-    rb = rbo_batch(primary_means[None], sample_means, rbo_p)
-    swaps = _swap_probabilities(primary_means, sample_means, prepared.names)
-
-    nat = None
-    if natural:
-        missing = [t for t in topics if covered[t_index[t]] and t not in natural]
-        if missing:
-            raise UsageError(f"the natural combination names no assessor for topic(s) {', '.join(missing[:10])}")
-        pick_means = np.zeros(n_sys)
-        for t, q in enumerate(topics):
-            if q in natural:
-                a = names.index(natural[q])
-                if np.isnan(cube[a, 0, t]):
-                    raise UsageError(f"assessor {natural[q]!r} did not judge topic {q}")
-                pick_means += cube[a, :, t]
-            else:
-                pick_means += cube[-1, :, t]
-        nat = _agreement("natural", primary_means, pick_means / n_top, rbo_p)
-
-    aggs = []
-    for how in ("max", "min", "mean"):
-        agg = aggregate_grades(labels, how)
-        agg = {p: g for p, g in agg.items() if p[0] in t_index}
-        q = dict(prim)
-        changed = sum(1 for p, g in agg.items() if prim.get(p) != g)
-        q.update(agg)
-        ts = evaluate_runs(prepared, q, spec, threshold, topics=topics)
-        aggs.append(_agreement(how, primary_means, ts.means(spec[0].key), rbo_p, changed))
-
-    rankers = assessors_as_rankers(assessors, prim, ranker_measures, shuffles, seed, threshold, list(topics))
+    primary_means = cube.scores[-1].mean(axis=1)
+    nat = _natural(natural, cube, names, base, prepared.names, rbo_p) if natural else None
+    aggs = tuple(_aggregation(how, labels, prim, prepared, spec, threshold, base, rbo_p) for how in AGGREGATIONS)
+    topics = list(base.topics)
+    rankers = assessors_as_rankers(assessors, prim, ranker_measures, shuffles, seed, threshold, topics)
+    rankers += aggregated_rankers(assessors, prim, ranker_measures, shuffles, seed, threshold, topics)
     rk_specs = resolve_measures(ranker_measures, threshold)
-    sys_scores = evaluate_runs(prepared, prim, rk_specs, threshold)
-    best = []
-    for s in rk_specs:
-        m = sys_scores.means(s.key)
-        i = int(np.argmax(m))
-        per_topic = sys_scores.of(s.key)[i]
-        best.append(RankerScore(f"{s.key}", float(m[i]), float(per_topic.std(ddof=1)) if n_top > 1 else 0.0))
-
     return Stability(
-        spec[0].key, samples, seed, rbo_p, prepared.names, n_top, tuple(coverage), no_assessor, combinations,
-        tau, tap, rho, rb, swaps, nat, tuple(aggs), rankers, tuple(best), include_primary,
+        spec[0].key, samples, seed, rbo_p, prepared.names, n_top, cube.coverage, sum(1 for c in cube.covered if not c),
+        float(math.prod(len(c) for c in cands)),
+        kendall_tau_batch(primary_means[None], sample_means), tau_ap_batch(primary_means[None], sample_means),
+        spearman_rho_batch(primary_means[None], sample_means), rbo_batch(primary_means[None], sample_means, rbo_p),
+        _swap_probabilities(primary_means, sample_means, prepared.names), nat, aggs, rankers,
+        best_system(evaluate_runs(prepared, prim, rk_specs, threshold), rk_specs), include_primary,
+        assessor_groups(assessors, prim, threshold),
     )
 
 
-def _agreement(name: str, ref: np.ndarray, other: np.ndarray, p: float, changed: int = 0) -> RankAgreement:
+def _natural(natural: Mapping[str, str], cube: _Cube, names, base, systems, rbo_p: float) -> RankAgreement:
+    """Each topic's assigned assessor (the primary where the file names none and nobody judged it)."""
+    missing = [t for i, t in enumerate(base.topics) if cube.covered[i] and t not in natural]
+    if missing:
+        raise UsageError(f"the natural combination names no assessor for topic(s) {', '.join(missing[:10])}")
+    per_topic = np.array(cube.scores[-1])
+    for t, q in enumerate(base.topics):
+        if q in natural:
+            a = names.index(natural[q])
+            if np.isnan(cube.scores[a, 0, t]):
+                raise UsageError(f"assessor {natural[q]!r} did not judge topic {q}")
+            per_topic[:, t] = cube.scores[a, :, t]
+    return _agreement("natural", cube.scores[-1], per_topic, systems, rbo_p)
+
+
+def _aggregation(how, labels, prim, prepared, spec, threshold, base, rbo_p) -> RankAgreement:
+    """The secondary assessors' grades per pair combined by ``how``, over the primary's labels."""
+    agg = {p: g for p, g in aggregate_grades(labels, how).items() if p[0] in set(base.topics)}
+    changed = sum(1 for p, g in agg.items() if prim.get(p) != g)
+    q = dict(prim)
+    q.update(agg)
+    ts = evaluate_runs(prepared, q, spec, threshold, topics=base.topics)
+    return _agreement(how, base.of(spec[0].key), ts.of(spec[0].key), prepared.names, rbo_p, changed)
+
+
+def _agreement(name: str, ref: np.ndarray, other: np.ndarray, systems: Sequence[str], p: float,
+               changed: int = 0) -> RankAgreement:
+    """``ref`` and ``other``: ``[system, topic]`` scores under the primary and the alternative."""
     from qrelkit.evaluate.correlation import kendall_tau, spearman_rho
 
+    a, b = ref.mean(axis=1), other.mean(axis=1)
+    bounds = rbo_bounds(ranking(a, systems), ranking(b, systems), p)
     return RankAgreement(
-        name, kendall_tau(ref, other), float(tau_ap_batch(ref[None], other[None])[0]),
-        spearman_rho(ref, other), float(rbo_batch(ref[None], other[None], p)[0]), changed,
+        name, kendall_tau(a, b), float(tau_ap_batch(a[None], b[None])[0]), spearman_rho(a, b), bounds.ext, changed,
+        bounds.min, bounds.res, system_differences(ref, other, systems),
     )
 
 
@@ -311,76 +313,6 @@ def _swap_probabilities(primary: np.ndarray, samples: np.ndarray, names: Sequenc
         hi, lo_ = (a, b) if dd > 0 else (b, a)
         out.append(SwapProbability(names[hi], names[lo_], float(p)))
     out.sort(key=lambda s: (-s.probability, s.a, s.b))
-    return tuple(out)
-
-
-def aggregate_grades(labels: Sequence[Mapping[Pair, int]], how: str) -> dict[Pair, int]:
-    """Each pair's grades from every assessor who judged it, combined by ``max``,
-    ``min`` or ``mean`` (rounded half up, so 1.5 -> 2)."""
-    grades: dict[Pair, list[int]] = {}
-    for lab in labels:
-        for p, g in lab.items():
-            grades.setdefault(p, []).append(int(g))
-    if how == "max":
-        return {p: max(v) for p, v in grades.items()}
-    if how == "min":
-        return {p: min(v) for p, v in grades.items()}
-    if how == "mean":
-        return {p: int(math.floor(sum(v) / len(v) + 0.5)) for p, v in grades.items()}
-    raise UsageError(f"unknown aggregation {how!r}; use max, min or mean")
-
-
-@dataclass(frozen=True)
-class _PseudoRun:
-    name: str
-    by_topic: Mapping[str, tuple[RunEntry, ...]]
-
-
-def assessors_as_rankers(
-    assessors: Sequence[tuple[str, Any]],
-    primary: Mapping[Pair, int],
-    measures: Sequence[str] = RANKER_MEASURES,
-    shuffles: int = 10,
-    seed: int = 0,
-    threshold: int = DEFAULT_THRESHOLD,
-    topics: Optional[Sequence[str]] = None,
-) -> tuple[AssessorRanker, ...]:
-    """Each assessor's grades as a ranking of the documents they judged, scored
-    against the primary qrels; per topic averaged over ``shuffles`` random tie
-    orders, then mean and standard deviation over the topics they judged."""
-    specs = resolve_measures(measures, threshold)
-    rng = np.random.default_rng(seed)
-    wanted = set(topics) if topics is not None else None
-    out = []
-    for name, lab in assessors:
-        lab = as_pairs(lab)
-        by_topic: dict[str, list[tuple[str, int]]] = {}
-        for (q, d), g in sorted(lab.items()):
-            if wanted is None or q in wanted:
-                by_topic.setdefault(q, []).append((d, int(g)))
-        mine = sorted(by_topic)
-        if not mine:
-            out.append(AssessorRanker(name, 0, shuffles, ()))
-            continue
-        pseudo = []
-        for s in range(max(1, shuffles)):
-            run: dict[str, tuple[RunEntry, ...]] = {}
-            for q in mine:
-                docs = by_topic[q]
-                noise = rng.random(len(docs))
-                order = sorted(range(len(docs)), key=lambda i: (-docs[i][1], noise[i]))
-                n = len(order)
-                # distinct decreasing scores fix the order, so pytrec_eval's docid tie-break never applies
-                run[q] = tuple(RunEntry(q, docs[i][0], r + 1, float(n - r)) for r, i in enumerate(order))
-            pseudo.append(_PseudoRun(f"{name}#{s}", run))
-        ts = evaluate_runs(pseudo, primary, specs, threshold, topics=mine)
-        scores = []
-        for sp in specs:
-            per_topic = ts.of(sp.key).mean(axis=0)  # average over shuffles
-            scores.append(RankerScore(
-                sp.key, float(per_topic.mean()), float(per_topic.std(ddof=1)) if len(per_topic) > 1 else 0.0
-            ))
-        out.append(AssessorRanker(name, len(mine), max(1, shuffles), tuple(scores)))
     return tuple(out)
 
 

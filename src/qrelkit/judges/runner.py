@@ -251,10 +251,15 @@ def sample_labels(items: Sequence[HumanLabel], n: int, seed: int) -> list[HumanL
 
 
 def resolve_task(store: Any, task: str = "auto", threshold: int = 2) -> Task:
-    """``auto``: the answer task when every topic has answers, else graded."""
+    """``auto``, the one rule of every command: new labels must be on the collection's
+    own scale, so a graded collection (some grade > 1) gets the graded task even
+    when its topics carry answers; otherwise the answer task when every topic has
+    answers, else graded (whose binary label is what merge writes)."""
     if task == "auto":
+        grades = set(store.qrels().values())
         topics = store.topics()
-        task = ANSWER if topics and all(t.answers for t in topics.values()) else GRADED
+        answered = bool(topics) and all(t.answers for t in topics.values())
+        task = ANSWER if answered and not (grades and max(grades) > 1) else GRADED
     if task not in (ANSWER, GRADED):
         raise UsageError(f"--task {task!r}: choose auto, answer or graded")
     if task == ANSWER and not all(t.answers for t in store.topics().values()):

@@ -30,10 +30,18 @@ from typing import Any, Optional
 from urllib.parse import parse_qsl, urlsplit
 
 from qrelkit.errors import UsageError
+from qrelkit.specs import Param, bind, choice
 
 JSON_MODES = ("schema", "object", "prompt")
 LOCAL_TIMEOUT = 600.0
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+# The ``?key=value`` options, declared as the judges' parameters are (and checked by the same binder);
+# ``body.FIELD`` options are free.
+OPTIONS = {
+    "json": Param("schema", choice(*JSON_MODES), "how structured output is asked for"),
+    "score": Param("none", choice("echo", "none"), "echo: score by echoed prompt log-probabilities (vLLM)"),
+    "logprobs": Param("1", choice("0", "1"), "0: the server gives no top log-probabilities"),
+}
 _EXAMPLES = "expected 'local', 'local:/path/model.gguf' or 'openai:MODEL@http://host:port/v1[,URL2...][?json=schema|object|prompt&score=echo]'"
 
 
@@ -51,64 +59,69 @@ class ModelSpec:
 _URL_SPLIT = re.compile(r"@(?=https?://)")
 
 
+def _parts(s: str) -> tuple[str, str, Optional[str], str]:
+    """A spec's pieces by syntax alone, the one reading both :func:`parse_spec` and
+    :func:`canonical_model_id` use: kind, model (name or path), endpoint list text, options text."""
+    kind, _, rest = s.partition(":")
+    if kind != "openai":
+        return kind, rest, None, ""
+    rest, _, query = rest.partition("?")
+    model, *urls = _URL_SPLIT.split(rest, maxsplit=1)
+    return kind, model, (urls[0] if urls else None), query
+
+
 def parse_spec(spec: str) -> ModelSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"empty model spec; {_EXAMPLES}")
     s = spec.strip()
-    if s == "local":
-        return ModelSpec("local", "")
-    if s.startswith("local:"):
-        path = s[len("local:") :]
-        if not path:
-            raise UsageError(f"model spec {spec!r}: missing GGUF path after 'local:'")
-        if not path.lower().endswith(".gguf"):
-            raise UsageError(f"model spec {spec!r}: a local model is a .gguf file")
-        if not os.path.isfile(path):
-            raise UsageError(f"model spec {spec!r}: no such file {path}")
-        return ModelSpec("local", path)
-    if s.startswith("openai:"):
-        rest = s[len("openai:") :]
-        query = ""
-        if "?" in rest:
-            rest, query = rest.split("?", 1)
-        parts = _URL_SPLIT.split(rest, maxsplit=1)
-        model = parts[0]
-        if "@" in model and len(parts) == 1:
-            raise UsageError(f"model spec {spec!r}: endpoint URLs must start with http:// or https://")
-        if not model:
-            raise UsageError(f"model spec {spec!r}: missing model name after 'openai:'")
-        urls: tuple[str, ...] = ()
-        if len(parts) == 2:
-            raw = [u.strip() for u in parts[1].split(",")]
-            if any(not u for u in raw):
-                raise UsageError(f"model spec {spec!r}: empty endpoint URL in the list")
-            for u in raw:
-                sp = urlsplit(u)
-                if sp.scheme not in ("http", "https") or not sp.netloc:
-                    raise UsageError(f"model spec {spec!r}: {u!r} is not an http(s) URL")
-            urls = tuple(u.rstrip("/") for u in raw)
-        else:
-            urls = (os.environ.get("OPENAI_BASE_URL", DEFAULT_OPENAI_URL).rstrip("/"),)
-        try:
-            opts = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
-        except ValueError:
-            raise UsageError(f"model spec {spec!r}: bad options {query!r}") from None
-        known = {"json", "score", "logprobs"}
-        for k, v in opts:
-            if k.startswith("body.") and len(k) > 5:
-                continue
-            if k not in known:
-                names = ", ".join(sorted(known))
-                raise UsageError(f"model spec {spec!r}: unknown option {k!r} (known: {names}, body.FIELD)")
-            if k == "json" and v not in JSON_MODES:
-                raise UsageError(f"model spec {spec!r}: json must be one of {', '.join(JSON_MODES)}")
-            if k == "score" and v not in ("echo", "none"):
-                raise UsageError(f"model spec {spec!r}: score must be 'echo' or 'none'")
-            if k == "logprobs" and v not in ("0", "1"):
-                raise UsageError(f"model spec {spec!r}: logprobs must be 0 or 1")
-        return ModelSpec("openai", model, urls, tuple(opts))
-    kind = s.split(":", 1)[0]
+    if s == "local" or s == _default_local_id():
+        return ModelSpec("local", "")  # the canonical id of the default reads back as the default
+    kind, model, urls, query = _parts(s)
+    if kind == "local" and ":" in s:
+        return _local(spec, model)
+    if kind == "openai":
+        return _openai(spec, model, urls, query)
     raise UsageError(f"unknown model spec {spec!r} (kind {kind!r}); {_EXAMPLES}")
+
+
+def _local(spec: str, path: str) -> ModelSpec:
+    if not path:
+        raise UsageError(f"model spec {spec!r}: missing GGUF path after 'local:'")
+    if not path.lower().endswith(".gguf"):
+        raise UsageError(f"model spec {spec!r}: a local model is a .gguf file")
+    if not os.path.isfile(path):
+        raise UsageError(f"model spec {spec!r}: no such file {path}")
+    return ModelSpec("local", path)
+
+
+def _openai(spec: str, model: str, urls_text: Optional[str], query: str) -> ModelSpec:
+    if "@" in model and urls_text is None:
+        raise UsageError(f"model spec {spec!r}: endpoint URLs must start with http:// or https://")
+    if not model:
+        raise UsageError(f"model spec {spec!r}: missing model name after 'openai:'")
+    if urls_text is None:
+        urls: tuple[str, ...] = (os.environ.get("OPENAI_BASE_URL", DEFAULT_OPENAI_URL).rstrip("/"),)
+    else:
+        raw = [u.strip() for u in urls_text.split(",")]
+        if any(not u for u in raw):
+            raise UsageError(f"model spec {spec!r}: empty endpoint URL in the list")
+        for u in raw:
+            sp = urlsplit(u)
+            if sp.scheme not in ("http", "https") or not sp.netloc:
+                raise UsageError(f"model spec {spec!r}: {u!r} is not an http(s) URL")
+        urls = tuple(u.rstrip("/") for u in raw)
+    try:
+        opts = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise UsageError(f"model spec {spec!r}: bad options {query!r}") from None
+    bind(OPTIONS, tuple((k, v) for k, v in opts if not k.startswith("body.") or len(k) == 5), f"model spec {spec!r}")
+    return ModelSpec("openai", model, urls, tuple(opts))
+
+
+def _default_local_id() -> str:
+    from qrelkit.llm.local import DEFAULT_MODEL_ID
+
+    return DEFAULT_MODEL_ID
 
 
 def canonical_model_id(spec: str) -> str:
@@ -120,15 +133,11 @@ def canonical_model_id(spec: str) -> str:
     """
     s = (spec or "").strip()
     if s == "local":
-        from qrelkit.llm.local import DEFAULT_MODEL_ID
-
-        return DEFAULT_MODEL_ID
-    if s.startswith("local:"):
-        path = s[len("local:") :]
-        return "local:" + Path(path).stem.lower() if path.lower().endswith(".gguf") else s
-    if s.startswith("openai:"):
-        rest = s[len("openai:") :].split("?", 1)[0]
-        model = _URL_SPLIT.split(rest, maxsplit=1)[0]
+        return _default_local_id()
+    kind, model, _, _ = _parts(s)
+    if kind == "local" and model.lower().endswith(".gguf"):
+        return "local:" + Path(model).stem.lower()
+    if kind == "openai":
         if not model:
             raise UsageError(f"model spec {spec!r}: missing model name after 'openai:'")
         return "openai:" + model

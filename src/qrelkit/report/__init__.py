@@ -7,11 +7,12 @@ from qrelkit.report.report import (
     ReportFiles,
     ReportInputs,
     build_report,
+    report_from_store,
     report_from_workspace,
     write_report,
 )
 
 __all__ = [
-    "CostRow", "EscalationRow", "ReportFiles", "ReportInputs", "build_report", "report_from_workspace",
+    "CostRow", "EscalationRow", "ReportFiles", "ReportInputs", "build_report", "report_from_store", "report_from_workspace",
     "write_report",
 ]

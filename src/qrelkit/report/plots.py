@@ -55,27 +55,34 @@ def scores_before_after(systems: Sequence[str], before: Sequence[float], after: 
     return _png(fig)
 
 
-def hole_rates(runs: Sequence[str], holes: Sequence[float], new_rel: Sequence[float], depth: int) -> Optional[str]:
+def hole_rates(runs: Sequence[str], unjudged: Sequence[float], holes: Sequence[Optional[float]],
+               depth: int) -> Optional[str]:
+    """Unjudged@k (share of the top-k without an original label) and Hole@k
+    (detected holes ÷ k, BRIDGE) per run; Hole@k bars only once new labels exist."""
     if not runs:
         return None
     plt = _plt()
-    order = np.argsort(np.asarray(holes))
+    order = np.argsort(np.asarray(unjudged))
     n = len(runs)
     fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.22 * n + 1)))
     y = np.arange(n)
-    ax.barh(y, np.asarray(holes)[order], color="#ff7f0e", label=f"Hole@{depth}")
-    ax.barh(y, np.asarray(new_rel)[order], color="#2ca02c", label=f"newly relevant@{depth}")
+    ax.barh(y, np.asarray(unjudged)[order], color="#ff7f0e", label=f"Unjudged@{depth}")
+    if any(h is not None for h in holes):
+        hv = np.array([h if h is not None else 0.0 for h in holes])
+        ax.barh(y, hv[order], color="#2ca02c", label=f"Hole@{depth} (detected holes ÷ {depth})")
     ax.set_yticks(y)
     ax.set_yticklabels([runs[i] for i in order], fontsize=7)
     ax.set_xlabel(f"share of the top-{depth} (mean over topics)")
-    ax.set_title(f"Holes in each run's top-{depth} against the original qrels")
+    ax.set_title(f"Unjudged@{depth} and Hole@{depth} of each run against the original qrels")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return _png(fig)
 
 
 def saturation(found: Sequence[float], found_std: Sequence[float], rate: Sequence[float],
-               error: Sequence[float], measure: str) -> Optional[str]:
+               contribution: Sequence[float], measure: str) -> Optional[str]:
+    """BRIDGE Figure 3: growth rate (new detected holes at step t ÷ all detected
+    holes) and marginal contribution (mean change of the systems' scores at step t)."""
     if not len(found):
         return None
     plt = _plt()
@@ -83,20 +90,20 @@ def saturation(found: Sequence[float], found_std: Sequence[float], rate: Sequenc
     f, s = np.asarray(found), np.asarray(found_std)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     ax = axes[0]
-    ax.plot(x, f, color="#1f77b4", label="relevant found (cumulative)")
+    ax.plot(x, f, color="#1f77b4", label="detected holes found (cumulative)")
     ax.fill_between(x, np.clip(f - s, 0, 1), np.clip(f + s, 0, 1), color="#1f77b4", alpha=0.2)
-    ax.bar(x, rate, color="#2ca02c", alpha=0.6, label="growth rate (new at this step)")
-    ax.set_xlabel("runs in the pool")
-    ax.set_ylabel("fraction of the pool's relevant pairs")
+    ax.bar(x, rate, color="#2ca02c", alpha=0.6, label="growth rate")
+    ax.set_xlabel("retrievers in the pool (t)")
+    ax.set_ylabel("fraction of all detected holes")
     ax.set_ylim(0, 1.02)
-    ax.set_title("Pool growth")
+    ax.set_title("Growth rate")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     ax = axes[1]
-    ax.plot(x, error, color="#d62728")
-    ax.set_xlabel("runs in the pool")
-    ax.set_ylabel(f"mean |{measure} - final|")
-    ax.set_title("Score error against the full pool")
+    ax.plot(x, contribution, color="#d62728", marker="o", ms=3)
+    ax.set_xlabel("retrievers in the pool (t)")
+    ax.set_ylabel(f"mean Δ {measure} over systems")
+    ax.set_title("Marginal contribution")
     ax.grid(alpha=0.3)
     fig.tight_layout()
     return _png(fig)

@@ -8,7 +8,8 @@ The HTML is rendered by Jinja2 with autoescaping on, because run names,
 narratives and rationales are user text.
 
 Use :func:`write_report` with explicit :class:`ReportInputs` from Python, or
-:func:`report_from_workspace` to gather everything from a workspace.
+:func:`report_from_store` to gather everything from an open workspace (a job
+passes the merge it just made), :func:`report_from_workspace` from a folder.
 """
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.report import plots
+from qrelkit.report.rag import rag_alignment, rag_figure, rag_section
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -66,6 +69,7 @@ class ReportInputs:
     comparison: Any = None  # VersionComparison of versions[0] -> versions[-1]
     holes: tuple = ()  # SystemHoles
     depth: int = 10
+    threshold: Any = None  # evaluate.threshold.Threshold of the binary measures
     saturation: Any = None  # PoolGrowth
     agreements: tuple = ()  # Agreement or JudgeAgreement
     agreement_reference: str = ""
@@ -79,6 +83,7 @@ class ReportInputs:
     notes: tuple[str, ...] = ()
     plan: Optional[dict] = None  # the job's plan as stored in the workspace (see qrelkit.plan)
     version: str = ""  # the qrelkit version that wrote the report
+    rag: tuple = ()  # GeneratorAlignment (qrelkit.evaluate.ragalign_multi); the section shows only with data
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,8 @@ class ReportFiles:
     html: Path
     json: Path
     sections: dict = field(default_factory=dict, hash=False)  # section -> "ok" | reason it is empty
+    threshold: dict = field(default_factory=dict, hash=False)  # {"threshold", "threshold_source"} when known
+    data: dict = field(default_factory=dict, hash=False, repr=False)  # the JSON twin's content
 
 
 # ---------------------------------------------------------------- sections
@@ -129,15 +136,20 @@ def _scores_section(inp: ReportInputs) -> dict:
 
 
 def _holes_section(inp: ReportInputs) -> dict:
+    """Hole@k as BRIDGE defines it (detected holes ÷ k) and Unjudged@k (see
+    :mod:`qrelkit.evaluate.saturation`); the headline "mean hole rate" is the
+    mean Hole@k over runs, None until new labels exist."""
     if not inp.holes:
         return _section(None, "no runs, or no original qrels to measure holes against")
     rows = [
-        {"run": h.run, "hole_rate": h.hole_rate, "new_relevant": h.new_relevant,
-         "new_relevant_rate": h.new_relevant_rate, "judged_after": h.judged_after}
-        for h in sorted(inp.holes, key=lambda h: (-h.hole_rate, h.run))
+        {"run": h.run, "hole_rate": h.hole_rate, "detected_holes": h.holes,
+         "unjudged_rate": h.unjudged_rate, "judged_after": h.judged_after}
+        for h in sorted(inp.holes, key=lambda h: (-(h.hole_rate or 0.0), -h.unjudged_rate, h.run))
     ]
+    rates = [h.hole_rate for h in inp.holes if h.hole_rate is not None]
     return _section({"depth": inp.depth, "runs": rows,
-                     "mean_hole_rate": float(np.mean([h.hole_rate for h in inp.holes]))}, "")
+                     "mean_hole_rate": float(np.mean(rates)) if rates else None,
+                     "mean_unjudged_rate": float(np.mean([h.unjudged_rate for h in inp.holes]))}, "")
 
 
 def _saturation_section(inp: ReportInputs) -> dict:
@@ -145,7 +157,7 @@ def _saturation_section(inp: ReportInputs) -> dict:
     if g is None:
         return _section(None, "pool growth was not computed (needs runs and labels)")
     d = g.to_dict()
-    top = sorted(d["marginal"].items(), key=lambda kv: (-kv[1]["new_relevant"], kv[0]))
+    top = sorted(d["marginal"].items(), key=lambda kv: (-kv[1]["new_holes"], kv[0]))
     d["marginal_top"] = [{"run": k, **v} for k, v in top[:15]]
     return _section(d, "")
 
@@ -207,6 +219,7 @@ def build_report(inp: ReportInputs) -> dict:
         "title": inp.title,
         "source": inp.source,
         "generated": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        **(inp.threshold.to_dict() if inp.threshold is not None else {}),
         "scores": _scores_section(inp),
         "holes": _holes_section(inp),
         "saturation": _saturation_section(inp),
@@ -223,7 +236,7 @@ def build_report(inp: ReportInputs) -> dict:
                           "written_by": inp.plan.get("qrelkit_version")}, "")
         if inp.plan else _section(None, "no plan recorded (commands were run one by one)"),
         "qrelkit_version": inp.version or _version(),
-    }
+    } | ({"rag": rag_section(inp.rag)} if inp.rag else {})
 
 
 def _figures(inp: ReportInputs, data: dict) -> dict:
@@ -241,11 +254,12 @@ def _figures(inp: ReportInputs, data: dict) -> dict:
             sc["measure"], sc["before"], sc["before"])
     if data["holes"]["available"]:
         hs = data["holes"]["runs"]
-        figs["holes"] = plots.hole_rates([h["run"] for h in hs], [h["hole_rate"] for h in hs],
-                                         [h["new_relevant_rate"] for h in hs], inp.depth)
+        figs["holes"] = plots.hole_rates([h["run"] for h in hs], [h["unjudged_rate"] for h in hs],
+                                         [h["hole_rate"] for h in hs], inp.depth)
     if inp.saturation is not None:
         g = inp.saturation
-        figs["saturation"] = plots.saturation(g.found_mean, g.found_std, g.growth_rate, g.score_error, g.measure)
+        figs["saturation"] = plots.saturation(g.found_mean, g.found_std, g.growth_rate, g.marginal_contribution,
+                                              g.measure)
     if data["agreement"]["available"]:
         for r in data["agreement"]["results"][:4]:
             cm = r["confusion_matrix_graded"]
@@ -254,6 +268,7 @@ def _figures(inp: ReportInputs, data: dict) -> dict:
             png = plots.confusion(cm["matrix"], [str(c) for c in cm["classes"]], f"{r['name']} (graded)")
             if png:
                 figs["confusion"].append({"name": r["name"], "png": png})
+    figs["rag"] = rag_figure(inp.rag)
     return figs
 
 
@@ -278,7 +293,8 @@ def write_report(inp: ReportInputs, out: Union[str, Path]) -> ReportFiles:
     json_path.write_text(json.dumps(_clean(data), indent=2, default=_default) + "\n", encoding="utf-8")
     sections = {k: ("ok" if v.get("available") else v.get("reason")) for k, v in data.items()
                 if isinstance(v, dict) and "available" in v}
-    return ReportFiles(out, json_path, sections)
+    return ReportFiles(out, json_path, sections, inp.threshold.to_dict() if inp.threshold is not None else {},
+                       _clean(data))
 
 
 def _num(v: Any, digits: int = 4) -> str:
@@ -324,31 +340,58 @@ def report_from_workspace(
     depth: int = 10,
     orders: int = 10,
     seed: int = 0,
-    threshold: int = 2,
+    threshold: Union[str, int] = "auto",
     reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None,
 ) -> ReportFiles:
-    """Gather a workspace's state (original and merged qrels, runs, judgments,
-    costs, narratives) into a report. The "after" qrels are the merged ones
-    (original + human + the latest judge's labels, see :mod:`qrelkit.merge`).
-    ``reference`` = (name, labels): the judges' agreement is measured against
-    these labels (the demo's hidden ones) instead of the original qrels."""
-    from qrelkit.merge import merge
+    """:func:`report_from_store` on a workspace folder (``qrelkit report``)."""
     from qrelkit.store import Store
 
-    notes: list[str] = []
     with Store.open(workspace) as store:
-        original = store.qrels()
-        judgments = store.judgments()
-        run_rows = store.runs()
-        stored_narratives = store.narratives()
-        narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
-        plan = store.get_meta("plan")
-        command_runs = store.command_runs()
-        merged_result = merge(store) if judgments else None
+        return report_from_store(store, out, measure=measure, depth=depth, orders=orders, seed=seed,
+                                 threshold=threshold, reference=reference)
+
+
+def report_from_store(
+    store: Any,
+    out: Union[str, Path],
+    merged_result: Any = None,
+    measure: str = "nDCG@10",
+    depth: int = 10,
+    orders: int = 10,
+    seed: int = 0,
+    threshold: Union[str, int] = "auto",
+    reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None,
+) -> ReportFiles:
+    """Gather an open workspace's state (original and merged qrels, runs, judgments,
+    costs, narratives) into a report. The "after" qrels are ``merged_result``
+    (what a job just merged), else a fresh merge (original + human + the latest
+    judge's labels, see :mod:`qrelkit.merge`). ``reference`` = (name, labels): the
+    judges' agreement is measured against these labels (the demo's hidden ones)
+    instead of the original qrels."""
+    from qrelkit.merge import merge
+
+    notes: list[str] = []
+    workspace = store.workspace
+    original = store.qrels()
+    judgments = store.judgments()
+    run_rows = store.runs()
+    stored_narratives = store.narratives()
+    narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
+    plan = store.get_meta("plan")
+    command_runs = store.command_runs()
+    if merged_result is None and judgments:
+        merged_result = merge(store)
+    rag_generators = generators_from_store(store)
     merged = ({(m.qid, m.docid): m.grade for m in merged_result.labels} if merged_result is not None
               else dict(original))
+    from qrelkit.evaluate.threshold import resolve_threshold
+
+    thr = resolve_threshold(threshold, original or merged, f"{workspace} ({'original' if original else 'merged'} qrels)")
+    threshold = thr.value
 
     runs = _workspace_runs(run_rows, notes)
+    rag = rag_alignment(rag_generators, runs, [(n, q) for n, q in (("original", original), ("merged", merged)) if q],
+                        threshold)
     versions: tuple = ()
     comparison = None
     holes: tuple = ()
@@ -372,7 +415,7 @@ def report_from_workspace(
         if original:
             holes = hole_rates(runs, original, merged, depth, threshold)
         if merged:
-            growth = pool_growth(runs, merged, depth, orders, seed, threshold)
+            growth = pool_growth(runs, original, merged, depth, orders, seed, threshold)
         from qrelkit.evaluate.circularity import circularity_warnings, dense_signal_warnings
 
         run_models = {n: str(m.get("model")) for n, _, m in run_rows if isinstance(m, dict) and m.get("model")}
@@ -412,6 +455,7 @@ def report_from_workspace(
         comparison=comparison,
         holes=holes,
         depth=depth,
+        threshold=thr,
         saturation=growth,
         agreements=agreements,
         agreement_reference=reference_name,
@@ -424,6 +468,7 @@ def report_from_workspace(
         circularity=circ,
         notes=tuple(notes),
         plan=plan,
+        rag=rag,
     )
     return write_report(inputs, out)
 

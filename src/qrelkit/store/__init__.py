@@ -21,6 +21,7 @@ from qrelkit.store.core import StoreCore
 from qrelkit.store.judgments import JudgmentStore, MethodCount
 from qrelkit.store.llm_calls import LLMCallStore
 from qrelkit.store.narratives import NarrativeStore
+from qrelkit.store.rag import RagStore
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
 from qrelkit.store.signals import SignalStore
 from qrelkit.store.tasks import AttentionItem, Candidate, Task, TaskStore
@@ -47,6 +48,7 @@ class Store(
     AnnotatorStore,
     TaskStore,
     VoteStore,
+    RagStore,
     StoreCore,
 ):
     """A handle on one workspace's database: open one per process (``Store.open``/``Store.create``).

@@ -25,6 +25,12 @@ class SessionRow(NamedTuple):
     is_admin: bool
 
 
+class PendingLogin(NamedTuple):
+    user_id: int
+    name: str
+    created_at: float  # when the annotator was added (the issue time of links older than timed tokens)
+
+
 class AnnotatorStore:
     """Annotation users and sessions (mixin of :class:`qrelkit.store.Store`)."""
 
@@ -57,6 +63,25 @@ class AnnotatorStore:
     def set_login_token(self, name: str, token_hash: str) -> None:
         """Replace an annotator's pending login token (the previous one stops working)."""
         self.execute("UPDATE annot_users SET token_hash=? WHERE name=?", (token_hash, name))
+
+    def pending_login(self, token_hash: str) -> Optional[PendingLogin]:
+        """The annotator whose unused login token has this hash, unless they are revoked."""
+        rows = self.query(
+            "SELECT id, name, created_at FROM annot_users WHERE token_hash=? AND revoked=0", (token_hash,)
+        )
+        return PendingLogin(*rows[0]) if rows else None
+
+    def restore_annotator(self, name: str, token_hash: str) -> Optional[bool]:
+        """Reinstate a revoked annotator with a fresh pending token: True when done,
+        False when they are not revoked, None when there is no such annotator."""
+        with self.transaction() as c:
+            row = c.execute("SELECT revoked FROM annot_users WHERE name=?", (name,)).fetchone()
+            if row is None:
+                return None
+            if not row[0]:
+                return False
+            c.execute("UPDATE annot_users SET revoked=0, token_hash=? WHERE name=?", (token_hash, name))
+        return True
 
     def revoke_annotator(self, name: str) -> bool:
         """Kill the pending token, every session and every lease; False when there is no such user."""

@@ -1,26 +1,93 @@
 """Command run records: what each command was asked, when, and what it spent.
 
-`status` and the report sum the totals; a record left ``running`` is a command
-that did not finish.
+`status` and the report sum the totals. A command writes its totals when it
+ends; one killed outright (``kill -9``, a lost machine) never does, and its
+spend would silently vanish from every sum although its calls were paid for.
+So a running record holds its process (host and pid) in ``totals`` until the
+end, and :meth:`CommandStore.reconcile_commands` (run when a command starts and
+by `status`) marks a record whose process is gone as ``interrupted``, with
+the spend recovered from the call cache: every call first cached between its
+start and the next command's start. What that cannot see is a request the
+server received but whose answer never reached the cache (in flight at the
+kill), and cache hits (which cost nothing).
 """
 from __future__ import annotations
 
 import json
+import os
+import socket
 from typing import Optional
 
 from qrelkit.store.core import now
+
+INTERRUPTED = "interrupted"
+
+
+def this_process() -> dict:
+    return {"host": socket.gethostname(), "pid": os.getpid()}
+
+
+def process_alive(process: Optional[dict], started_at: float) -> bool:
+    """Is the process that started a run still running? A record without a
+    process (written before this rule) or one on another host cannot be
+    checked here; the former counts as gone, the latter as alive."""
+    if not isinstance(process, dict) or not isinstance(process.get("pid"), int):
+        return False
+    if process.get("host") != socket.gethostname():
+        return True
+    pid = process["pid"]
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return not _started_after(pid, started_at)
+
+
+def _started_after(pid: int, t: float) -> bool:
+    """True when ``pid`` is a newer process than one alive at ``t`` (the pid was reused).
+    Linux only (``/proc``); elsewhere a live pid counts as the same process."""
+    try:
+        ticks = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19])
+        boot = next(float(line.split()[1]) for line in open("/proc/stat") if line.startswith("btime"))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return False
+    return boot + ticks / os.sysconf("SC_CLK_TCK") > t + 2.0
 
 
 class CommandStore:
     """Records of command runs (mixin of :class:`qrelkit.store.Store`)."""
 
     def start_command(self, command: str, args: dict) -> int:
+        """A ``running`` record holding this process (earlier runs whose process
+        is gone are settled first, so their spend is counted before this one's)."""
+        self.reconcile_commands()
         with self.transaction() as c:
             cur = c.execute(
-                "INSERT INTO command_runs(command, args, started_at) VALUES(?,?,?)",
-                (command, json.dumps(args, sort_keys=True, default=str), now()),
+                "INSERT INTO command_runs(command, args, started_at, totals) VALUES(?,?,?,?)",
+                (command, json.dumps(args, sort_keys=True, default=str), now(),
+                 json.dumps({"process": this_process()}, sort_keys=True)),
             )
             return int(cur.lastrowid)
+
+    def reconcile_commands(self) -> int:
+        """Mark running records whose process is gone as interrupted, with the
+        spend recovered from the call cache (see module doc); returns how many."""
+        runs = self.command_runs()
+        settled = 0
+        for i, run in enumerate(runs):
+            if run["status"] != "running" or process_alive(run["totals"].get("process"), run["started_at"]):
+                continue
+            end = runs[i + 1]["started_at"] if i + 1 < len(runs) else None
+            totals = {**self.calls_between(run["started_at"], end), "recovered_from_cache": True}
+            settled += self.execute(
+                "UPDATE command_runs SET status=?, totals=? WHERE id=? AND status='running'",
+                (INTERRUPTED, json.dumps(totals, sort_keys=True), run["id"]),
+            )
+        return settled
 
     def finish_command(self, run_id: int, totals: dict, status: str = "done") -> None:
         self.execute(

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from qrelkit.errors import UsageError
+from qrelkit.errors import InputError, UsageError
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, split_sql
 
 
@@ -46,7 +46,10 @@ class StoreCore:
     def create(cls, workspace: Path | str):
         """Open a workspace, creating the folder and database when needed."""
         ws = Path(workspace)
-        ws.mkdir(parents=True, exist_ok=True)
+        try:
+            ws.mkdir(parents=True, exist_ok=True)
+        except OSError as e:  # a file in the way, no permission
+            raise InputError(ws, None, f"cannot create the workspace folder: {e.strerror or e}") from None
         return cls._connect(ws)
 
     @classmethod
@@ -59,8 +62,11 @@ class StoreCore:
 
     @classmethod
     def _connect(cls, ws: Path):
-        conn = sqlite3.connect(ws / DB_NAME, timeout=60.0, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
+        try:
+            conn = sqlite3.connect(ws / DB_NAME, timeout=60.0, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.DatabaseError as e:  # not a database, a folder, unreadable: the user's file, not a bug
+            raise InputError(ws / DB_NAME, None, f"cannot open the workspace database: {e}") from None
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=60000")
         conn.execute("PRAGMA foreign_keys=ON")

@@ -50,18 +50,21 @@ class DocIndexDB:
         """A built index, shared between threads (the caller serialises lookups)."""
         return cls(sqlite3.connect(str(path), check_same_thread=False))
 
-    def insert(self, batch: list[IndexEntry | tuple]) -> Optional[DuplicateId]:
-        """Add ``(docid, line, off, len, title, text)`` rows; the first id seen twice is returned, not stored."""
+    def insert(self, batch: list[IndexEntry | tuple]) -> list[DuplicateId]:
+        """Add ``(docid, line, off, len, title, text)`` rows; ids seen before are
+        not stored but returned, in batch order (the caller decides whether a
+        repeat is harmless)."""
         before = self._conn.total_changes
         self._conn.executemany("INSERT OR IGNORE INTO docs VALUES (?, ?, ?, ?, ?, ?)", batch)
         if self._conn.total_changes - before == len(batch):
-            return None
+            return []
+        repeats = []
         for row in batch:
             docid, lineno = row[0], row[1]
             first = self._conn.execute("SELECT line FROM docs WHERE docid = ?", (docid,)).fetchone()[0]
             if first != lineno:
-                return DuplicateId(docid, first, lineno)
-        return None
+                repeats.append(DuplicateId(docid, first, lineno))
+        return repeats
 
     def finish(self, meta: dict[str, str]) -> None:
         """Write the meta table (``complete`` among it) and commit."""

@@ -39,3 +39,14 @@ class LLMCallStore:
                 prompt_tokens, completion_tokens, latency, cost_usd, now(),
             ),
         )
+
+    def calls_between(self, start: float, end: Optional[float] = None) -> dict:
+        """What the calls first cached in ``[start, end)`` cost: the spend of a
+        command that was killed before it could write its own totals."""
+        row = self.query(
+            "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0) FROM llm_calls WHERE created_at >= ? AND created_at < ?",
+            (start, float("inf") if end is None else end),
+        )[0]
+        return {"calls": row[0], "cache_hits": 0, "prompt_tokens": row[1], "completion_tokens": row[2],
+                "cost_usd": round(row[3], 8)}

@@ -75,7 +75,23 @@ MIGRATIONS: list[str] = [
         skipped_at REAL NOT NULL, PRIMARY KEY (session_hash, qid, docid));
     CREATE INDEX annot_votes_case ON annot_votes (qid, docid);
     """,
-    # 3 (signals): cached values of the cheap relevance signals (qrelkit.signals)
+    # 3 (rag): generated answers and their correctness grades (see qrelkit.store.rag)
+    """
+    CREATE TABLE rag_answers (
+        system TEXT NOT NULL, qid TEXT NOT NULL, model TEXT NOT NULL, k INTEGER NOT NULL,
+        prompt TEXT NOT NULL, context TEXT NOT NULL, missing TEXT NOT NULL DEFAULT '[]',
+        answer TEXT, error TEXT, calls INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0, completion_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL NOT NULL DEFAULT 0, created_at REAL NOT NULL,
+        PRIMARY KEY (system, qid, model, k, prompt));
+    CREATE TABLE rag_grades (
+        system TEXT NOT NULL, qid TEXT NOT NULL, generator TEXT NOT NULL, grader TEXT NOT NULL,
+        prompt TEXT NOT NULL, answer TEXT NOT NULL, correct INTEGER, reason TEXT NOT NULL DEFAULT '',
+        error TEXT, calls INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL, PRIMARY KEY (system, qid, generator, grader));
+    """,
+    # 4 (signals): cached values of the cheap relevance signals (qrelkit.signals)
     """
     CREATE TABLE signal_values (
         signal TEXT NOT NULL, version TEXT NOT NULL, qid TEXT NOT NULL, docid TEXT NOT NULL,

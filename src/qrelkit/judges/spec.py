@@ -1,0 +1,209 @@
+"""Judge specs as values: parsed once, composed as values, written back canonically.
+
+A spec names a method and its parameters: ``debate(rounds=2, adjudicator=llm)``
+(the syntax is :mod:`qrelkit.specs`'). :func:`parse_spec` fills in defaults,
+validates, and gives a canonical form (parameters sorted, defaults written
+out, numbers normalised) so that equal configurations get equal method ids —
+the id under which judgments are stored and resumed. A prefilter is chained in
+front of a main judge with ``+``: ``prefilter(by=likelihood,keep=0.95)+debate``.
+
+What the jobs add to a user's spec (``--prefilter``, ``--auto``'s LLM
+adjudicator) is added to the parsed value (:meth:`JudgeSpec.with_prefilter`,
+:meth:`JudgeSpec.with_adjudicator`), never by editing the text, and the result
+is checked by the same rules as a spec written out in full.
+
+A value containing commas (a model spec with several endpoint URLs) is
+written in quotes: ``narrative(instructor="openai:m@http://a/v1,http://b/v1")``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from qrelkit.errors import UsageError
+from qrelkit.specs import Call, bind, canonical_text, parse_chain
+
+ALIASES = {
+    "zeroshot": "zero-shot",
+    "zero_shot": "zero-shot",
+    "ql": "likelihood",
+    "query-likelihood": "likelihood",
+}
+
+# ``--method auto``, one rule for every command: query likelihood for the embedded model (its
+# yes/no and JSON answers are at chance), else a debate (fill, judge) or induced narratives (build,
+# which has people's labels to induce them from). The jobs calibrate the likelihood threshold on
+# the collection's labels; `judge` keeps threshold 0, which needs no labels (and is the id its
+# existing workspaces were judged under).
+AUTO_METHODS = {
+    ("judge", True): "likelihood",
+    ("judge", False): "debate",
+    ("fill", True): "likelihood(threshold=auto)",
+    ("fill", False): "debate",
+    ("build", True): "likelihood(threshold=auto)",
+    ("build", False): "narrative",
+}
+
+
+def _registry() -> dict[str, type]:
+    from qrelkit import judges
+
+    judges._load()
+    return judges.REGISTRY
+
+
+def _chains(name: str) -> bool:
+    return bool(getattr(_registry()[name], "CHAINS", False))
+
+
+def _batch(name: str) -> bool:
+    return bool(getattr(_registry()[name], "BATCH", False))
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A parsed, defaulted, validated method spec; ``str()`` is the canonical id."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+    then: Optional["JudgeSpec"] = None
+    omitted: frozenset[str] = frozenset()  # parameters left out of the canonical id (see Param)
+    given: frozenset[str] = field(default=frozenset(), compare=False, repr=False)  # written by the user
+
+    def __getitem__(self, key: str) -> Any:
+        return dict(self.params)[key]
+
+    @property
+    def canonical(self) -> str:
+        own = canonical_text(self.name, tuple((k, v) for k, v in self.params if k not in self.omitted))
+        return own + ("+" + self.then.canonical if self.then else "")
+
+    def __str__(self) -> str:
+        return self.canonical
+
+    @property
+    def main(self) -> "JudgeSpec":
+        """The judge that decides kept cases (the last of a chain)."""
+        return self.then.main if self.then else self
+
+    def with_params(self, **values: str) -> "JudgeSpec":
+        """This judge (not its chain) with parameters set from their spec text, validated."""
+        new = _part(Call(self.name, tuple((k, str(v)) for k, v in values.items())), f"{self.name} spec")
+        params = tuple((k, new[k] if k in values else v) for k, v in self.params)
+        declared = _registry()[self.name].PARAMS
+        omitted = frozenset(k for k, p in declared.items() if p.omit_default and dict(params)[k] == p.default)
+        return dataclasses.replace(self, params=params, omitted=omitted, given=self.given | frozenset(values))
+
+    def with_main(self, main: "JudgeSpec") -> "JudgeSpec":
+        """The same chain with another last judge."""
+        if self.then is None:
+            return main
+        return _chain([*self.links()[:-1], main], str(self))
+
+    def with_prefilter(self, prefilter: "JudgeSpec") -> "JudgeSpec":
+        """``prefilter+self``, checked as if written that way."""
+        return _chain([prefilter, *self.links()], f"{prefilter}+{self}")
+
+    def with_adjudicator(self, who: str) -> "JudgeSpec":
+        """Persistent disagreements of the main judge settled by ``who``, unless the
+        spec already says who settles them (or its judge has no adjudicator)."""
+        main = self.main
+        if "adjudicator" not in dict(main.params) or "adjudicator" in main.given:
+            return self
+        return self.with_main(main.with_params(adjudicator=who))
+
+    def links(self) -> list["JudgeSpec"]:
+        """The chain's judges in order, each without its successor."""
+        own = dataclasses.replace(self, then=None)
+        return [own, *(self.then.links() if self.then else [])]
+
+
+def _part(call: Call, whole: str) -> JudgeSpec:
+    registry = _registry()
+    name = ALIASES.get(call.name, call.name)
+    if name not in registry:
+        known = ", ".join(sorted(registry))
+        raise UsageError(f"method spec {whole!r}: unknown method {call.name!r}; choose from {known}")
+    declared = registry[name].PARAMS
+    values = bind(declared, call.args, f"method spec {whole!r}: {name}")
+    params = tuple(values.items())
+    omitted = frozenset(k for k, p in declared.items() if p.omit_default and values[k] == p.default)
+    return JudgeSpec(name, params, omitted=omitted, given=frozenset(k for k, _ in call.args))
+
+
+def _chain(parts: list[JudgeSpec], whole: str) -> JudgeSpec:
+    """Link parts into one spec, refusing chains that cannot run."""
+    for p in parts[:-1]:
+        if not _chains(p.name):
+            raise UsageError(f"method spec {whole!r}: only a prefilter can come before '+', not {p.name}")
+    if _chains(parts[-1].name):
+        raise UsageError(f"method spec {whole!r}: a {parts[-1].name} needs a judge after it ('+debate', ...)")
+    if len(parts) > 1 and _batch(parts[-1].name):
+        raise UsageError(
+            f"method spec {whole!r}: {parts[-1].name} decides over batches of cases and cannot follow "
+            f"a {parts[0].name}"
+        )
+    spec = parts[-1]
+    for p in reversed(parts[:-1]):
+        spec = dataclasses.replace(p, then=spec)
+    return spec
+
+
+def parse_spec(text: str) -> JudgeSpec:
+    """``"debate(rounds=2, adjudicator=llm)"`` -> JudgeSpec; raises UsageError on a bad spec."""
+    if isinstance(text, str) and text.strip().lower() == "auto":
+        raise UsageError("method 'auto' must be resolved first (auto_method)")
+    return _chain([_part(c, text) for c in parse_chain(text, "method spec")], text)
+
+
+def parse_prefilter(text: str) -> JudgeSpec:
+    """A prefilter on its own (``--prefilter``), to put in front of a judge."""
+    calls = parse_chain(text, "prefilter spec")
+    if len(calls) != 1 or not _chains(ALIASES.get(calls[0].name, calls[0].name)):
+        raise UsageError(f"prefilter spec {text!r}: expected one prefilter, e.g. 'prefilter(by=likelihood,keep=0.95)'")
+    return _part(calls[0], text)
+
+
+def canonical(text: str) -> str:
+    return parse_spec(text).canonical
+
+
+def is_local_model(model_spec: str) -> bool:
+    return model_spec.strip().lower().split(":", 1)[0] in ("local", "smollm2", "gguf", "llama-cpp")
+
+
+# With labelled pairs in the workspace (original qrels, people's labels), the embedded model's
+# default is the learned combination of cheap signals instead: balanced accuracy 0.67 against
+# likelihood's 0.61 on LLMJudge dev, and 10 of 15 hidden relevant documents recovered in the demo
+# against 5 (README, "The learned judge").
+LEARNED_AUTO = "learned"
+
+
+def auto_method(model_spec: str, command: str = "judge", labelled: bool = False) -> JudgeSpec:
+    """What ``--method auto`` (or no method) means for ``command`` with this model (:data:`AUTO_METHODS`),
+    or :data:`LEARNED_AUTO` for the embedded model when there are ``labelled`` pairs to learn from."""
+    if labelled and is_local_model(model_spec):
+        return parse_spec(LEARNED_AUTO)
+    return parse_spec(AUTO_METHODS[(command, is_local_model(model_spec))])
+
+
+def resolve_method(method: Optional[str | JudgeSpec], model_spec: str, command: str = "judge",
+                   labelled: bool = False) -> JudgeSpec:
+    """A user's ``--method`` (a spec, ``auto`` or nothing) as a spec."""
+    if isinstance(method, JudgeSpec):
+        return method
+    if is_auto(method):
+        return auto_method(model_spec, command, labelled)
+    return parse_spec(method)
+
+
+def is_auto(method: Optional[str | JudgeSpec]) -> bool:
+    return method is None or (isinstance(method, str) and method.strip().lower() in ("", "auto"))
+
+
+def resolve_auto(method: str, model_spec: str) -> str:
+    """``--method auto`` for `judge`, as the method's name (see :data:`AUTO_METHODS`)."""
+    if method.strip().lower() != "auto":
+        return method
+    return auto_method(model_spec).name

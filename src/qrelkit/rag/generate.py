@@ -1,0 +1,163 @@
+"""Answer generation: one generator LLM answers each topic from each system's top-k.
+
+Why this way (BRIDGE, appendix J): one generator for all systems, so that
+answer quality differs only through retrieval; the context is the system's
+top-k retrieved passages in trec_eval order (score descending, ties by docid
+descending, as pools and scores use); the prompt forbids knowledge from
+outside the context and asks for strict JSON ``{"answer": ...}``.
+
+Two systems with the same top-k for a topic ask the same question, so items
+are grouped by (topic, context) and each group costs one call; every system in
+the group gets the answer, and the first one carries the call's cost. Answers
+are saved in the workspace as each call returns, so a re-run (after an
+interruption, or a kill) only generates what is missing; a failed or
+unparseable reply after the client's retries is stored as an error (retried
+next time), never as an answer.
+
+Prompt budget: the embedded model has a 2,048-token window, so the passages
+share :data:`CONTEXT_TOKENS` (each gets ``CONTEXT_TOKENS // k`` tokens, at
+least :data:`MIN_PASSAGE_TOKENS`), truncated by the judges' rule.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from qrelkit import prompts
+from qrelkit.llm.base import CHAT, JSON_SCHEMA
+from qrelkit.rag.batch import UsageDelta, run_groups
+from qrelkit.store.rag import Answer
+from qrelkit.types import Doc, Topic
+
+TEMPLATE = "rag_generate"
+DEFAULT_K = 10
+CONTEXT_TOKENS = 1200
+MIN_PASSAGE_TOKENS = 48
+ANSWER_CHARS = 300
+MAX_TOKENS = 120  # > ANSWER_CHARS / 4 + the JSON around it; the object always closes
+SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "maxLength": ANSWER_CHARS}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
+NO_TEXT = "no document text for any of the top-k documents"
+
+DocLookup = Callable[[str], Optional[Doc]]
+
+
+@dataclass(frozen=True)
+class GenerationSummary:
+    """What one ``rag generate`` did; ``usage`` counts only this command's client work."""
+
+    model: str
+    prompt: str
+    k: int
+    systems: int
+    topics: int
+    answers: int
+    contexts: int  # distinct (topic, context) pairs asked this time
+    resumed: int  # answers found in the workspace and not asked again
+    errors: int
+    empty: int  # (system, topic) pairs whose run retrieved nothing for the topic
+    missing_docs: int  # context documents without text (left out of the prompt)
+    usage: UsageDelta
+    seconds: float
+
+    def as_dict(self) -> dict:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "usage"}
+        return out | self.usage.as_dict()
+
+
+def contexts(runs: Sequence[Any], qids: Sequence[str], k: int) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(system, qid) -> the system's top-k docids; pairs with an empty ranking are left out."""
+    out: dict[tuple[str, str], tuple[str, ...]] = {}
+    for run in runs:
+        for qid in qids:
+            top = tuple(e.docid for e in run.top(qid, k))
+            if top:
+                out[(run.name, qid)] = top
+    return out
+
+
+def passage_tokens(k: int, context_tokens: int = CONTEXT_TOKENS) -> int:
+    return max(MIN_PASSAGE_TOKENS, context_tokens // max(1, k))
+
+
+def context_block(docids: Sequence[str], lookup: DocLookup, budget: int) -> tuple[str, tuple[str, ...]]:
+    """The numbered, delimited passages of a context, and the docids that had no text."""
+    template = prompts.load(TEMPLATE)
+    parts, missing = [], []
+    for docid in docids:
+        doc = lookup(docid)
+        if doc is None or not doc.text.strip():
+            missing.append(docid)
+            continue
+        shown, _ = prompts.truncate(prompts.doc_text(doc.text, doc.title), budget)
+        block = prompts.delimit(prompts.escape(shown), "PASSAGE")
+        parts.append(template.render("passage", n=len(parts) + 1, block=block))
+    return "\n\n".join(parts), tuple(missing)
+
+
+def _reusable(store: Any, model: str, k: int, version: str, wanted: Mapping) -> dict:
+    if store is None:
+        return {}
+    return {
+        (a.system, a.qid): a
+        for a in store.rag_answers(model=model, k=k, prompt=version)
+        if a.ok and wanted.get((a.system, a.qid)) == a.context
+    }
+
+
+async def agenerate(
+    runs: Sequence[Any],
+    topics: Mapping[str, Topic],
+    lookup: DocLookup,
+    client: Any,
+    *,
+    k: int = DEFAULT_K,
+    store: Any = None,
+    concurrency: int = 8,
+    context_tokens: int = CONTEXT_TOKENS,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> tuple[tuple[Answer, ...], GenerationSummary]:
+    """Answers for every (system, topic) with a non-empty top-k; see the module doc."""
+    client.require(CHAT, JSON_SCHEMA)
+    t0, before = time.perf_counter(), client.usage_dict()
+    version = prompts.load(TEMPLATE).version
+    qids = sorted(topics)
+    wanted = contexts(runs, qids, k)
+    done = _reusable(store, client.model_id, k, version, wanted)
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for (system, qid), ctx in wanted.items():
+        if (system, qid) not in done:
+            groups.setdefault((qid, ctx), []).append(system)
+    budget = passage_tokens(k, context_tokens)
+
+    async def call(key: Any, systems: Sequence[str]) -> list[Answer]:
+        qid, ctx = key
+        block, missing = context_block(ctx, lookup, budget)
+        if not block:
+            return [Answer(s, qid, client.model_id, k, version, ctx, None, missing, NO_TEXT) for s in systems]
+        messages = prompts.load(TEMPLATE).messages(query=topics[qid].text, context=block)
+        c = await client.complete(messages, schema=SCHEMA, max_tokens=MAX_TOKENS, version=version)
+        text = c.parsed.get("answer") if c.ok else None
+        error = c.error if not c.ok else None
+        usage = (int(not c.cached), c.prompt_tokens, c.completion_tokens, c.cost_usd)
+        return [
+            Answer(s, qid, client.model_id, k, version, ctx, text, missing, error, *(usage if i == 0 else (0,) * 4))
+            for i, s in enumerate(systems)
+        ]
+
+    save = store.put_answers if store is not None else None
+    fresh = await run_groups(groups, call, save, concurrency, progress)
+    answers = tuple(sorted((*done.values(), *fresh), key=lambda a: (a.system, a.qid)))
+    summary = GenerationSummary(
+        model=client.model_id, prompt=version, k=k, systems=len(runs), topics=len(qids),
+        answers=sum(a.ok for a in answers), contexts=len(groups), resumed=len(done),
+        errors=sum(not a.ok for a in answers), empty=len(runs) * len(qids) - len(wanted),
+        missing_docs=len({d for a in answers for d in a.missing}),
+        usage=UsageDelta.between(before, client.usage_dict()), seconds=round(time.perf_counter() - t0, 3),
+    )
+    return answers, summary

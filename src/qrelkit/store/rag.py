@@ -1,0 +1,132 @@
+"""The workspace's RAG tables: generated answers and their correctness grades.
+
+Why they are stored: generation and grading cost one LLM call per distinct
+context or answer, and a run of them can be stopped at any point. Each answer
+and each grade is written as soon as it exists, keyed by what determines it,
+so a re-run skips finished work (and retries errors) instead of paying twice.
+
+- ``rag_answers``: one row per (system, qid, generator model, k, prompt version);
+  ``context`` is the JSON list of the top-k docids the answer was generated from,
+  so a changed run regenerates; ``answer`` is NULL exactly when ``error`` is set.
+- ``rag_grades``: one row per (system, qid, generator, grader model); ``answer`` is
+  the graded text, so a regenerated answer is graded again; ``correct`` is NULL
+  exactly when ``error`` is set.
+
+The tables come from migration 3 in :mod:`qrelkit.store.schema`; this module
+owns every statement on them.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from qrelkit.store.core import now
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One system's generated answer to one topic (``answer`` is None when generation failed)."""
+
+    system: str
+    qid: str
+    model: str
+    k: int
+    prompt: str
+    context: tuple[str, ...]
+    answer: Optional[str]
+    missing: tuple[str, ...] = ()
+    error: Optional[str] = None
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.answer is not None
+
+
+@dataclass(frozen=True)
+class Grade:
+    """Whether one generated answer captures a gold answer (``correct`` None when grading failed)."""
+
+    system: str
+    qid: str
+    generator: str
+    grader: str
+    prompt: str
+    answer: str
+    correct: Optional[bool]
+    reason: str = ""
+    error: Optional[str] = None
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.correct is not None
+
+
+_ACOLS = ("system, qid, model, k, prompt, context, missing, answer, error, calls, prompt_tokens, "
+          "completion_tokens, cost_usd")
+_GCOLS = ("system, qid, generator, grader, prompt, answer, correct, reason, error, calls, prompt_tokens, "
+          "completion_tokens, cost_usd")
+
+
+class RagStore:
+    """Mixin of :class:`qrelkit.store.Store`: typed access to the RAG tables."""
+
+    def put_answers(self, answers: Iterable[Answer]) -> int:
+        rows = [
+            (a.system, a.qid, a.model, a.k, a.prompt, json.dumps(list(a.context)), json.dumps(list(a.missing)),
+             a.answer, a.error, a.calls, a.prompt_tokens, a.completion_tokens, a.cost_usd, now())
+            for a in answers
+        ]
+        with self.transaction() as c:  # type: ignore[attr-defined]
+            c.executemany(
+                f"INSERT OR REPLACE INTO rag_answers({_ACOLS}, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+        return len(rows)
+
+    def rag_answers(self, model: Optional[str] = None, k: Optional[int] = None,
+                    prompt: Optional[str] = None) -> list[Answer]:
+        sql, params = f"SELECT {_ACOLS} FROM rag_answers WHERE 1=1", []
+        for col, val in (("model", model), ("k", k), ("prompt", prompt)):
+            if val is not None:
+                sql += f" AND {col}=?"
+                params.append(val)
+        rows = self.query(sql + " ORDER BY model, system, qid", params)  # type: ignore[attr-defined]
+        return [
+            Answer(s, q, m, k_, p, tuple(json.loads(ctx)), ans, tuple(json.loads(miss)), err, *usage)
+            for s, q, m, k_, p, ctx, miss, ans, err, *usage in rows
+        ]
+
+    def put_grades(self, grades: Iterable[Grade]) -> int:
+        rows = [
+            (g.system, g.qid, g.generator, g.grader, g.prompt, g.answer,
+             None if g.correct is None else int(g.correct), g.reason, g.error, g.calls, g.prompt_tokens,
+             g.completion_tokens, g.cost_usd, now())
+            for g in grades
+        ]
+        with self.transaction() as c:  # type: ignore[attr-defined]
+            c.executemany(
+                f"INSERT OR REPLACE INTO rag_grades({_GCOLS}, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+        return len(rows)
+
+    def rag_grades(self, grader: Optional[str] = None, generator: Optional[str] = None) -> list[Grade]:
+        sql, params = f"SELECT {_GCOLS} FROM rag_grades WHERE 1=1", []
+        for col, val in (("grader", grader), ("generator", generator)):
+            if val is not None:
+                sql += f" AND {col}=?"
+                params.append(val)
+        rows = self.query(sql + " ORDER BY generator, grader, system, qid", params)  # type: ignore[attr-defined]
+        return [
+            Grade(s, q, gen, gr, p, ans, None if c is None else bool(c), reason, err, *usage)
+            for s, q, gen, gr, p, ans, c, reason, err, *usage in rows
+        ]
