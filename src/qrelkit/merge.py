@@ -80,7 +80,7 @@ def merge(store: Store, method: Optional[str] = None, model: Optional[str] = Non
     def scale(j) -> int:
         if binary and j.label is not None:
             return int(j.label)
-        return j.grade if j.grade is not None else int(j.label)
+        return j.effective_grade
 
     labels: dict[tuple[str, str], MergedLabel] = {}
     for (qid, docid), grade in original.items():

@@ -6,8 +6,65 @@ values can be hashed, cached and compared in tests.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Mapping, Optional
+
+USAGE_KEYS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What calls cost: one value for the client's running totals, a verdict's share, a run's.
+
+    It adds and subtracts, so "this run" is ``after - before`` and "this case" is a sum of its calls;
+    ``as_dict`` gives the record written to commands, summaries and JSON (the CLI contract's keys:
+    ``calls``, ``cache_hits``, ``prompt_tokens``, ``completion_tokens``, ``cost_usd``).
+    ``errors`` and ``latency`` are the client's own (failed calls, seconds waited)."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    errors: int = 0
+    latency: float = 0.0
+
+    @classmethod
+    def of(cls, result: Any) -> "Usage":
+        """One answered call, a Completion or ScoreResult (a cache hit costs nothing but counts)."""
+        return cls(
+            calls=1,
+            cache_hits=int(result.cached),
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            cost_usd=result.cost_usd,
+        )
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Usage":
+        """From a stored record (missing or null keys count 0)."""
+        return cls(*(int(d.get(k) or 0) for k in USAGE_KEYS[:4]), float(d.get("cost_usd") or 0.0))
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(*(a + b for a, b in zip(self._values(), other._values())))
+
+    def __sub__(self, other: "Usage") -> "Usage":
+        return Usage(*(a - b for a, b in zip(self._values(), other._values())))
+
+    def _values(self) -> tuple:
+        return (self.calls, self.cache_hits, self.prompt_tokens, self.completion_tokens, self.cost_usd,
+                self.errors, self.latency)
+
+    def as_dict(self) -> dict:
+        """The five contract keys (cost rounded to 8 decimals, as every record stores it)."""
+        return {
+            "calls": self.calls,
+            "cache_hits": self.cache_hits,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": round(self.cost_usd, 8),
+        }
 
 
 @dataclass(frozen=True)
@@ -72,14 +129,47 @@ class Case:
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a label came from, so that any label can be traced and re-derived."""
+    """Where a stored label came from, so that any label can be traced and re-derived.
 
-    source: str  # original | llm | human | adjudicator | oracle
-    status: str  # original | consensus | auto | adjudicated | escalate | error | human | dropped
-    method: str = ""  # canonical judge spec, e.g. "debate(rounds=2)"
-    model: str = ""  # canonical model spec
-    round: int = 0
-    extra: tuple[tuple[str, str], ...] = field(default=())
+    The JSON object stored with each judgment: for an LLM judgment the common
+    keys ``method``, ``model``, ``task`` (``{"name", "threshold"}``), ``status``,
+    ``reason`` (undecided verdicts), ``budget`` (when ``--budget`` ranked it),
+    ``oracle`` (simulation: the reference grade of an escalation), plus the
+    judge's own keys (see each judge module); people's labels carry the votes.
+    This is the one place it is read from and written to text (:meth:`parse`,
+    :meth:`to_json`); everything else gets and sets keys through it."""
+
+    data: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    @classmethod
+    def parse(cls, text: Optional[str]) -> "Provenance":
+        return cls(json.loads(text or "{}"))
+
+    def to_json(self) -> str:
+        return json.dumps(dict(self.data), sort_keys=True, default=str)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def with_(self, **keys: Any) -> "Provenance":
+        return Provenance({**self.data, **keys})
+
+    def without(self, *keys: str) -> "Provenance":
+        return Provenance({k: v for k, v in self.data.items() if k not in keys})
+
+    @property
+    def reason(self) -> str:
+        return str(self.data.get("reason", ""))
+
+    @property
+    def budget(self) -> Optional[dict]:
+        """The ``--budget`` decision on an escalation, if one was made (see qrelkit.judges.budget)."""
+        return self.data.get("budget")
+
+    @property
+    def oracle(self) -> Optional[int]:
+        g = self.data.get("oracle")
+        return None if g is None else int(g)
 
 
 @dataclass(frozen=True)
@@ -109,3 +199,25 @@ class Judgment:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+
+    @property
+    def effective_grade(self) -> Optional[int]:
+        """The grade, or the label where there is no grade (the answer task, binary people's
+        labels); None when undecided. This is the value merged qrels and agreement use."""
+        if self.grade is not None:
+            return int(self.grade)
+        return None if self.label is None else int(self.label)
+
+    @property
+    def usage(self) -> Usage:
+        """What the judgment cost (cache hits are not stored per judgment)."""
+        return Usage(
+            calls=self.calls,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            cost_usd=self.cost_usd,
+        )
+
+    @property
+    def prov(self) -> Provenance:
+        return Provenance.parse(self.provenance)

@@ -290,7 +290,7 @@ def test_cli_judge_with_an_oracle(ws, monkeypatch):
 
 
 def test_calibration_sample_is_bounded_and_keeps_the_base_rate(ws):
-    from qrelkit.judges.runner import HumanLabel, sample_labels
+    from qrelkit.judges.labels import HumanLabel, sample_labels
 
     client = yesno_client(store=ws)
     s = run_judging(ws, "confidence(calib=20,batch=40)", client)

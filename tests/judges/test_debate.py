@@ -20,7 +20,7 @@ def run(spec, inp, fn):
 
 def test_round1_agreement_is_consensus_with_two_calls(graded_input):
     v, client = run("debate", graded_input(), lambda m, p: agent(grade=3, evidence=["quick brown fox"]))
-    assert (v.status, v.label, v.grade, v.round, v.calls) == ("consensus", 1, 3, 1, 2)
+    assert (v.status, v.label, v.grade, v.round, v.usage.calls) == ("consensus", 1, 3, 1, 2)
     assert client.backend.calls == 2
     assert v.evidence == ("quick brown fox",)
     h = v.provenance["history"]
@@ -45,14 +45,14 @@ def _converge_in_round2(m, p):
 def test_round2_agreement_accepted_at_round2(graded_input):
     v, client = run("debate(rounds=3)", graded_input(), _converge_in_round2)
     # binary sides agree at round 2 only when both are >= 2: 2 and 1 disagree, so this goes on
-    assert v.round == 3 and v.status == "escalate" and v.calls == 6
+    assert v.round == 3 and v.status == "escalate" and v.usage.calls == 6
 
     def fn(m, p):
         s, r = stance_of(m), round_of(m)
         return agent(grade=(3 if s == "relevant" else 0) if r == 1 else 2)
 
     v, client = run("debate", graded_input(), fn)
-    assert (v.status, v.label, v.grade, v.round, v.calls) == ("consensus", 1, 2, 2, 4)
+    assert (v.status, v.label, v.grade, v.round, v.usage.calls) == ("consensus", 1, 2, 2, 4)
     assert client.backend.calls == 4
     assert [h["round"] for h in v.provenance["history"]] == [1, 2]
 
@@ -77,7 +77,7 @@ def test_persistent_disagreement_escalates_with_history(graded_input):
     v, client = run(
         "debate", graded_input(), lambda m, p: agent(grade=3 if stance_of(m) == "relevant" else 0)
     )
-    assert (v.status, v.label, v.grade, v.round, v.calls) == ("escalate", None, None, 2, 4)
+    assert (v.status, v.label, v.grade, v.round, v.usage.calls) == ("escalate", None, None, 2, 4)
     assert "disagree after 2 rounds" in v.reason
     h = v.provenance["history"]
     assert [r["round"] for r in h] == [1, 2]
@@ -95,7 +95,7 @@ def test_llm_adjudicator_decides_with_one_more_call(graded_input):
         return agent(grade=3 if s == "relevant" else 1)
 
     v, client = run("debate(adjudicator=llm)", graded_input(), fn)
-    assert (v.status, v.label, v.grade, v.round, v.calls) == ("adjudicated", 1, 2, 2, 5)
+    assert (v.status, v.label, v.grade, v.round, v.usage.calls) == ("adjudicated", 1, 2, 2, 5)
     assert v.provenance["ruling"]["grade"] == 2
     assert v.rationale == "the quotes support it"
 
@@ -112,7 +112,7 @@ def test_swapped_stances_give_the_same_result(graded_input):
     for adj in ("human", "llm"):
         a, ca = run(f"debate(first=relevant,adjudicator={adj})", graded_input(), fn)
         b, cb = run(f"debate(first=irrelevant,adjudicator={adj})", graded_input(), fn)
-        key = lambda v: (v.status, v.label, v.grade, v.round, v.calls, v.evidence, v.reason)  # noqa: E731
+        key = lambda v: (v.status, v.label, v.grade, v.round, v.usage.calls, v.evidence, v.reason)  # noqa: E731
         assert key(a) == key(b)
         # the same requests were made, only their order differs
         assert sorted(str(r) for r in ca.backend.requests) == sorted(str(r) for r in cb.backend.requests)
@@ -145,7 +145,7 @@ def test_failed_call_is_retried_then_becomes_an_error(graded_input):
 
     v, client = run("debate", graded_input(), fn)
     assert (v.status, v.label, v.grade, v.round) == ("error", None, None, 1)
-    assert v.calls == 2  # the judge made two calls; the client retried one of them
+    assert v.usage.calls == 2  # the judge made two calls; the client retried one of them
     assert client.backend.calls == 1 + client.max_attempts
     assert "relevant agent" in v.reason and v.escalated
     agents = v.provenance["history"][0]["agents"]
@@ -159,7 +159,7 @@ def test_unparseable_reply_is_retried_then_becomes_an_error(graded_input):
         return agent(grade=3 if stance_of(m) == "relevant" else 0)
 
     v, client = run("debate", graded_input(), fn)
-    assert (v.status, v.label, v.round, v.calls) == ("error", None, 2, 4)
+    assert (v.status, v.label, v.round, v.usage.calls) == ("error", None, 2, 4)
     assert client.backend.calls == 3 + client.max_attempts
 
 
@@ -210,10 +210,10 @@ def test_exact_call_counts(graded_input, rounds, agree_at, calls):
         return agent(grade=3 if stance_of(m) == "relevant" else 0)
 
     v, client = run(f"debate(rounds={rounds})", graded_input(), fn)
-    assert v.calls == calls == client.backend.calls
+    assert v.usage.calls == calls == client.backend.calls
     v, client = run(
         f"debate(rounds={rounds},adjudicator=llm)",
         graded_input(),
         lambda m, p: {"reason": "x", "grade": 0} if stance_of(m) == "adjudicator" else fn(m, p),
     )
-    assert v.calls == calls + (1 if agree_at is None else 0)
+    assert v.usage.calls == calls + (1 if agree_at is None else 0)

@@ -17,7 +17,7 @@ from .conftest import agent, make_client, stance_of
 def test_zero_shot_graded(graded_input):
     client = make_client(lambda m, p: {"reason": "it answers", "grade": 2})
     v = asyncio.run(build("zero-shot")(graded_input(), client))
-    assert (v.status, v.label, v.grade, v.calls, v.rationale) == ("auto", 1, 2, 1, "it answers")
+    assert (v.status, v.label, v.grade, v.usage.calls, v.rationale) == ("auto", 1, 2, 1, "it answers")
     schema = client.backend.requests[0][1]["schema"]
     assert list(schema["properties"]) == ["reason", "grade"]
     assert v.provenance["templates"]["zeroshot"].startswith("zeroshot.v1+")
@@ -61,7 +61,7 @@ def test_likelihood_scores_against_a_per_topic_prior():
     assert [v.grade for v in vs] == [0, 0, 2, 2]  # binary decision written as 0 / threshold grade
     assert [v.provenance["likelihood"]["score"] for v in vs] == [-2.0, -0.5, 1.0, 3.0]
     assert client.backend.calls == 5  # 4 documents + 1 prior for the topic
-    assert sum(v.calls for v in vs) == 5
+    assert sum(v.usage.calls for v in vs) == 5
 
 
 def test_likelihood_needs_score_capability(graded_input):
@@ -107,7 +107,7 @@ def test_prefilter_drops_with_provenance_and_keeps_for_the_main_judge():
     kept = asyncio.run(judge(_ql_inputs()[2], client))
     assert (kept.status, kept.label, kept.grade) == ("consensus", 1, 2)
     assert (
-        kept.calls == 1 + 2 and "history" in kept.provenance and kept.provenance["prefilter"]["score"] == 1.0
+        kept.usage.calls == 1 + 2 and "history" in kept.provenance and kept.provenance["prefilter"]["score"] == 1.0
     )
 
 
@@ -136,4 +136,4 @@ def test_prefilter_by_llm_keeps_on_failure(graded_input):
             graded_input(), make_client(lambda m, p: {"possibly_relevant": False})
         )
     )
-    assert v.status == "dropped" and v.calls == 1
+    assert v.status == "dropped" and v.usage.calls == 1

@@ -72,8 +72,9 @@ def judging_progress(transient: bool = False) -> Iterator[Callable[[Any], None]]
 
         def update(p: Any) -> None:
             info = (
-                f"calls {p.calls} (cached {p.cache_hits}) · tokens {p.prompt_tokens}+{p.completion_tokens}"
-                f" · ${p.cost_usd:.4f} · escalations {p.escalations} (errors {p.errors})"
+                f"calls {p.usage.calls} (cached {p.usage.cache_hits}) · tokens {p.usage.prompt_tokens}"
+                f"+{p.usage.completion_tokens} · ${p.usage.cost_usd:.4f} · escalations {p.escalations} "
+                f"(errors {p.errors})"
             )
             prog.update(task, total=p.total, completed=p.done, info=info)
 

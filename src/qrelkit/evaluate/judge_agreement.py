@@ -97,10 +97,10 @@ def judgments_agreement(
     out = []
     for (method, model), js in sorted(groups.items()):
         statuses = Counter(j.status for j in js)
-        labelled = [j for j in js if j.status in LABELLED_STATUSES and (j.grade is not None or j.label is not None)]
+        labelled = [j for j in js if j.status in LABELLED_STATUSES and j.effective_grade is not None]
 
         def agreement(subset, name):
-            grades = {(j.qid, j.docid): int(j.grade if j.grade is not None else j.label) for j in subset}
+            grades = {(j.qid, j.docid): j.effective_grade for j in subset}
             binary = {(j.qid, j.docid): int(j.label) for j in subset if j.label is not None}
             return compare_labels(reference, grades, threshold, name, binary_labels=binary)
 

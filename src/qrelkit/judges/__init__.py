@@ -18,7 +18,6 @@ composed in :mod:`qrelkit.judges.spec`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from qrelkit.judges.base import (  # noqa: F401  (re-exported)
     ADJUDICATED,
@@ -30,8 +29,12 @@ from qrelkit.judges.base import (  # noqa: F401  (re-exported)
     ESCALATE,
     GRADED,
     STATUSES,
+    AdjudicatingJudge,
+    BatchJudge,
+    ChainJudge,
     Judge,
     JudgeInput,
+    LearningJudge,
     Task,
     Verdict,
 )
@@ -50,11 +53,17 @@ from qrelkit.judges.spec import (  # noqa: F401  (re-exported: the parsing lives
 from qrelkit.specs import Param, boolean, choice, integer, number  # noqa: F401  (re-exported)
 from qrelkit.specs import fmt as _fmt
 
-REGISTRY: dict[str, type] = {}
+REGISTRY: dict[str, type[Judge]] = {}
 
 
-def register(cls: type) -> type:
-    """Class decorator: makes a judge available under ``cls.NAME``."""
+def register(cls: type[Judge]) -> type[Judge]:
+    """Class decorator: makes a judge available under ``cls.NAME`` (a subclass of the contract in
+    :mod:`qrelkit.judges.base`); a name is registered once."""
+    if not issubclass(cls, Judge):
+        raise TypeError(f"{cls.__name__} does not implement the judge contract (qrelkit.judges.base.Judge)")
+    old = REGISTRY.get(cls.NAME, cls)
+    if (old.__module__, old.__qualname__) != (cls.__module__, cls.__qualname__):
+        raise ValueError(f"judge name {cls.NAME!r} is registered twice")
     REGISTRY[cls.NAME] = cls
     return cls
 
@@ -64,14 +73,22 @@ def _load() -> None:
     from qrelkit.judges import confidence, debate, icl, learned, likelihood, narrative, prefilter, zeroshot  # noqa: F401
 
 
-def build(spec: JudgeSpec | str) -> Judge:
-    """A ready judge for a spec (string or parsed)."""
+def build(spec: JudgeSpec | str, defer_adjudication: bool = False) -> Judge:
+    """A ready judge for a spec (string or parsed).
+
+    ``defer_adjudication``: an adjudicating judge (a debate with ``adjudicator=llm``) escalates
+    its disagreements instead of settling them at once, because a ``--budget`` will rank them
+    first and have only the overflow settled (see :mod:`qrelkit.judges.escalation`)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
     _load()
     cls = REGISTRY[spec.name]
-    then = build(spec.then) if spec.then else None
-    return cls(spec, then) if getattr(cls, "CHAINS", False) else cls(spec)
+    if issubclass(cls, ChainJudge):
+        assert spec.then is not None  # parse_spec guarantees a judge after a chain's head
+        return cls(spec, build(spec.then, defer_adjudication))
+    if issubclass(cls, AdjudicatingJudge):
+        return cls(spec, defer_adjudication=defer_adjudication)
+    return cls(spec)
 
 
 def methods() -> list[str]:
@@ -112,24 +129,15 @@ def describe() -> list[MethodInfo]:
         doc = (sys.modules[cls.__module__].__doc__ or cls.__doc__ or "").strip()
         params = tuple(ParamInfo(k, _fmt(p.default), p.help) for k, p in sorted(cls.PARAMS.items()))
         # class-level only: debate learns per instance (narrative=true), its parameter says so
-        learns = getattr(cls, "learns", False) is True or bool(getattr(cls, "BATCH", False))
         out.append(
             MethodInfo(
                 name=name,
                 summary=doc.splitlines()[0] if doc else "",
                 params=params,
-                learns=learns,
-                batch=bool(getattr(cls, "BATCH", False)),
-                prefilter=bool(getattr(cls, "CHAINS", False)),
+                learns=issubclass(cls, (LearningJudge, BatchJudge)),
+                batch=issubclass(cls, BatchJudge),
+                prefilter=issubclass(cls, ChainJudge),
             )
         )
     return out
 
-
-def __getattr__(name: str) -> Any:
-    # the pipeline, importable from here without an import cycle at load time
-    if name in ("run_judging", "arun_judging", "JudgeSummary", "ProgressUpdate", "list_escalations"):
-        from qrelkit.judges import runner
-
-        return getattr(runner, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

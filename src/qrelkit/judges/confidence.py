@@ -48,11 +48,21 @@ from typing import Any, Optional, Sequence
 from qrelkit import prompts
 from qrelkit.errors import CapabilityError
 from qrelkit.judges import Param, choice, integer, register
-from qrelkit.judges.base import AUTO, ERROR, ESCALATE, JudgeInput, Meter, Verdict, template_versions
+from qrelkit.judges.base import (
+    AUTO,
+    ERROR,
+    ESCALATE,
+    BatchJudge,
+    BatchProgress,
+    JudgeInput,
+    Meter,
+    Verdict,
+    template_versions,
+)
 from qrelkit.judges.budget import Budget, parse_budget
 from qrelkit.judges.calibration import Calibrator, allowance, fit, identity, uncertain_first
 from qrelkit.judges.likelihood import Scorer
-from qrelkit.llm.base import CHAT, SCORE, TOP_LOGPROBS
+from qrelkit.llm.base import CHAT, SCORE, TOP_LOGPROBS, Usage
 
 TOP_K = 10  # alternatives asked for at each answer position (OpenAI allows up to 20)
 MAX_TOKENS = 2
@@ -120,27 +130,12 @@ class ConfidenceScore:
     features: tuple[float, ...]
     error: Optional[str] = None
     info: dict = field(default_factory=dict, hash=False)
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-
-    @property
-    def usage(self) -> dict:
-        return {
-            "calls": self.calls,
-            "cache_hits": self.cache_hits,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "cost_usd": self.cost_usd,
-        }
+    usage: Usage = Usage()
 
 
 @register
-class Confidence:
+class Confidence(BatchJudge):
     NAME = "confidence"
-    BATCH = True
     PARAMS = {
         "budget": Param(Budget(12.5, True), budget_param, "cases people may get: P% of the selection or N"),
         "score": Param(
@@ -183,9 +178,6 @@ class Confidence:
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("likelihood",) if self.scorer else ("confidence", f"task_{task_name}")
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
-        raise TypeError("confidence decides over batches of cases; run it through the judging runner")
-
     # ---- per case ----------------------------------------------------------------------------
     def _features(self, raw: float, inp: JudgeInput) -> Optional[tuple[float, ...]]:
         """None when a pool feature is asked for and the pair was never pooled."""
@@ -207,8 +199,8 @@ class Confidence:
         feats = self._features(raw, inp)
         if feats is None:
             why = "no pool position for this pair (pool the runs first, or use features=score)"
-            return ConfidenceScore(None, (), why, {**info, "raw": raw}, **meter.totals())
-        return ConfidenceScore(raw, feats, None, info, **meter.totals())
+            return ConfidenceScore(None, (), why, {**info, "raw": raw}, usage=meter.usage)
+        return ConfidenceScore(raw, feats, None, info, usage=meter.usage)
 
     async def score(self, inp: JudgeInput, client: Any) -> ConfidenceScore:
         meter = Meter()
@@ -221,7 +213,7 @@ class Confidence:
                 "likelihood": {"logp_doc": s.logp_doc, "logp_prior": s.logp_prior, "score": s.score},
             }
             if s.score is None:
-                return ConfidenceScore(None, (), s.error or "no score", info, **meter.totals())
+                return ConfidenceScore(None, (), s.error or "no score", info, usage=meter.usage)
             return self._scored(s.score, inp, info, meter)
         block, tr = prompts.document_block(inp.text, self.doc_tokens)
         t, task_t = prompts.load("confidence"), inp.task.template()
@@ -243,12 +235,12 @@ class Confidence:
         )
         info: dict = {"templates": versions, "truncation": tr.as_dict()}
         if not c.ok:
-            return ConfidenceScore(None, (), f"call failed: {c.error}", info, **meter.totals())
+            return ConfidenceScore(None, (), f"call failed: {c.error}", info, usage=meter.usage)
         raw, details = yes_no(c.logprobs)
         info["answer"] = {"text": (c.text or "")[:20], **details}
         if raw is None:
             why = "neither yes nor no is among the answer's top log-probabilities"
-            return ConfidenceScore(None, (), why, info, **meter.totals())
+            return ConfidenceScore(None, (), why, info, usage=meter.usage)
         return self._scored(raw, inp, info, meter)
 
     # ---- per batch ---------------------------------------------------------------------------
@@ -256,7 +248,7 @@ class Confidence:
         self,
         batch: Sequence[tuple[JudgeInput, ConfidenceScore]],
         labelled: Sequence[tuple[ConfidenceScore, int]],
-        progress: Any,
+        progress: BatchProgress,
     ) -> list[Verdict]:
         usable = [(s.features, y) for s, y in labelled if s.raw is not None]
         self.calibrator = fit([x for x, _ in usable], [y for _, y in usable], self.feature_names)
@@ -294,7 +286,7 @@ class Confidence:
                         grade=None,
                         reason=s.error or "no score",
                         provenance=prov,
-                        **s.usage,
+                        usage=s.usage,
                     )
                 )
             elif i in chosen:
@@ -306,7 +298,7 @@ class Confidence:
                         reason="uncertain",
                         rationale=f"calibrated P(relevant) = {p:.3f}, among the closest to 0.5 in its batch",
                         provenance=prov,
-                        **s.usage,
+                        usage=s.usage,
                     )
                 )
             else:
@@ -319,7 +311,7 @@ class Confidence:
                         grade=grade,
                         rationale=f"calibrated P(relevant) = {p:.3f} (raw score {s.raw:+.3f})",
                         provenance=prov,
-                        **s.usage,
+                        usage=s.usage,
                     )
                 )
         return out

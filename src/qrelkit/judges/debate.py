@@ -72,6 +72,7 @@ from qrelkit.judges.base import (
     ADJUDICATED,
     CONSENSUS,
     ESCALATE,
+    AdjudicatingJudge,
     JudgeInput,
     Meter,
     Task,
@@ -81,6 +82,7 @@ from qrelkit.judges.base import (
     template_versions,
 )
 from qrelkit.judges.evidence import QuoteCheck, check_quotes
+from qrelkit.judges.labels import Learned, LearningContext
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 
 RELEVANT, IRRELEVANT = "relevant", "irrelevant"
@@ -125,7 +127,7 @@ def round_half_up_mean(a: int, b: int) -> int:
 
 
 @register
-class Debate:
+class Debate(AdjudicatingJudge):
     NAME = "debate"
     PARAMS = {
         "rounds": Param(2, integer(1, 10), "rounds before escalating"),
@@ -136,16 +138,14 @@ class Debate:
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
 
-    def __init__(self, spec: Any):
+    def __init__(self, spec: Any, defer_adjudication: bool = False):
+        super().__init__(defer_adjudication)
         self.spec = str(spec)
         self.rounds: int = spec["rounds"]
         self.first: str = spec["first"]
         self.adjudicator: str = spec["adjudicator"]
         self.doc_tokens: int = spec["doc_tokens"]
         self.stances = (RELEVANT, IRRELEVANT) if self.first == RELEVANT else (IRRELEVANT, RELEVANT)
-        # With a --budget the runner ranks all disagreements first and sends
-        # only the overflow to the adjudicator (see qrelkit.judges.budget).
-        self.defer_adjudication = False
         self.narrative: bool = spec["narrative"]
         self.learns = self.narrative
         self.book: Any = None
@@ -154,7 +154,7 @@ class Debate:
 
             self.book = NarrativeBook(any_variant=True)
 
-    async def learn(self, ctx: Any, client: Any) -> Any:
+    async def learn(self, ctx: LearningContext, client: Any) -> Learned:
         """Induce missing narratives (narrative=true); see the module docstring."""
         return await self.book.ensure(ctx, client)
 
@@ -274,7 +274,7 @@ class Debate:
                     rationale=_rationale(a, b),
                     evidence=_found(a, b),
                     provenance=prov,
-                    **meter.totals(),
+                    usage=meter.usage,
                 )
             prev = (a, b)
         assert prev is not None
@@ -298,7 +298,7 @@ class Debate:
             rationale=_rationale(a, b),
             evidence=_found(a, b),
             provenance=prov,
-            **meter.totals(),
+            usage=meter.usage,
         )
 
     async def settle(
@@ -328,7 +328,7 @@ class Debate:
             rationale=ruling.reason,
             evidence=evidence,
             provenance=prov,
-            **meter.totals(),
+            usage=meter.usage,
         )
 
 

@@ -25,16 +25,18 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, register
 from qrelkit.judges.base import (
     JudgeInput,
+    LearningJudge,
     Task,
     Verdict,
     template_versions,
 )
+from qrelkit.judges.labels import Learned, LearningContext
 from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.types import Doc
@@ -132,7 +134,7 @@ class ExamplePool:
 
 
 @register
-class ICL:
+class ICL(LearningJudge):
     NAME = "icl"
     PARAMS = {
         "k": Param(2, integer(1, 3), "examples per case"),
@@ -142,8 +144,6 @@ class ICL:
         "example_tokens": Param(DEFAULT_EXAMPLE_TOKENS, integer(16), "token budget of each example"),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
-    learns = True
-
     def __init__(self, spec: Any):
         self.spec = str(spec)
         self.doc_tokens: int = spec["doc_tokens"]
@@ -152,9 +152,7 @@ class ICL:
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("icl", f"task_{task_name}")
 
-    async def learn(self, ctx: Any, client: Any) -> Optional[Any]:
-        from qrelkit.judges.runner import Learned
-
+    async def learn(self, ctx: LearningContext, client: Any) -> Learned:
         return Learned(info={"examples": self.pool.learn(ctx)})
 
     async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:

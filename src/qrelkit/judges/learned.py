@@ -40,10 +40,11 @@ import numpy as np
 
 from qrelkit import prompts, signals
 from qrelkit.judges import Param, boolean, integer, register
-from qrelkit.judges.base import AUTO, ERROR, ESCALATE, JudgeInput, Verdict
+from qrelkit.judges.base import AUTO, ERROR, ESCALATE, BatchJudge, JudgeInput, Verdict
 from qrelkit.judges.budget import Budget
 from qrelkit.judges.calibration import allowance, uncertain_first
 from qrelkit.judges.confidence import budget_param
+from qrelkit.llm.base import Usage
 from qrelkit.signals import combine
 
 DEFAULT_SIGNALS = "pmi+ql+dense+lexical+pool"
@@ -121,6 +122,7 @@ class LearnedScore:
     x: tuple[float, ...]
     error: Optional[str] = None
     info: dict = field(default_factory=dict, hash=False)
+    usage: Usage = Usage()  # the signals' LLM calls are counted by the client, not per pair
 
     @property
     def usable(self) -> bool:
@@ -128,9 +130,8 @@ class LearnedScore:
 
 
 @register
-class LearnedJudge:
+class LearnedJudge(BatchJudge):
     NAME = "learned"
-    BATCH = True
     PARAMS = {
         "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined, joined by + (see qrelkit.signals)"),
         "calib": Param(200, integer(0), "at most this many labelled pairs outside the selection to fit on"),
@@ -161,12 +162,9 @@ class LearnedJudge:
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("likelihood",) if {"pmi", "ql"} & set(self.names) else ()
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
-        raise TypeError("learned decides over batches of cases; run it through the judging runner")
-
     # ---- learn: resolve the signals against the workspace ----------------------------------
     async def learn(self, context: Any, client: Any) -> Any:
-        from qrelkit.judges.runner import Learned
+        from qrelkit.judges.labels import Learned
 
         info = await self.sm.resolve(context.store, client)
         if self.per_topic and self.sm.active:

@@ -37,7 +37,7 @@ from typing import Any, Optional, Sequence
 from qrelkit import prompts
 from qrelkit.errors import UsageError
 from qrelkit.judges import Param, integer, number, register
-from qrelkit.judges.base import AUTO, JudgeInput, Meter, Verdict, error_verdict, template_versions
+from qrelkit.judges.base import AUTO, Judge, JudgeInput, Meter, Verdict, error_verdict, template_versions
 from qrelkit.llm.base import SCORE
 
 TEMPLATE = "likelihood"
@@ -151,7 +151,7 @@ async def score_labelled(
 
 
 @register
-class Likelihood:
+class Likelihood(Judge):
     NAME = "likelihood"
     PARAMS = {
         "threshold": Param(0.0, number(auto=True), "decision threshold on the score, or auto (calibrate)"),
@@ -193,7 +193,7 @@ class Likelihood:
             "relevant": sum(labels),
             "balanced_accuracy": round(ba, 4),
             "threshold": t,
-            "calls": meter.calls,
+            "calls": meter.usage.calls,
         }
         return self.calibration
 
@@ -225,5 +225,5 @@ class Likelihood:
                 f"threshold {self.threshold:+.3f}"
             ),
             provenance=prov,
-            **meter.totals(),
+            usage=meter.usage,
         )

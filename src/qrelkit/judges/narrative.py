@@ -47,16 +47,25 @@ import asyncio
 import hashlib
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.errors import UsageError
 from qrelkit.judges import Param, choice, integer, register
-from qrelkit.judges.base import JudgeInput, Meter, Task, Verdict, error_verdict, template_versions
+from qrelkit.judges.base import (
+    JudgeInput,
+    LearningJudge,
+    Meter,
+    Task,
+    Verdict,
+    error_verdict,
+    template_versions,
+)
 from qrelkit.judges.icl import RANDOM, RELEVANT_ONLY, ExamplePool, describe
+from qrelkit.judges.labels import Learned, LearningContext, human_labels
 from qrelkit.judges.zeroshot import judge_with
-from qrelkit.llm.base import CHAT, JSON_SCHEMA
+from qrelkit.llm.base import CHAT, JSON_SCHEMA, Usage
 from qrelkit.types import Case
 
 ALL, RELEVANT, NONRELEVANT = "all", "relevant", "nonrelevant"
@@ -201,7 +210,7 @@ class Induced:
     qid: str
     guide: Optional[Guide]
     error: Optional[str] = None
-    usage: dict = field(default_factory=dict, hash=False)
+    usage: Usage = Usage()
 
 
 async def induce(
@@ -244,7 +253,7 @@ async def induce(
     c = meter.add(
         await client.complete(messages, max_tokens=MAX_TOKENS, version=f"{t.version}|{task_t.version}")
     )
-    usage = meter.totals()
+    usage = meter.usage
     if not c.ok:
         return Induced(qid, None, f"instructor call failed: {c.error}", usage)
     narrative, instructions = read_reply(c.text)
@@ -257,7 +266,7 @@ async def induce(
         "seed": seed,
         "truncated": bool(c.completion_tokens and c.completion_tokens >= MAX_TOKENS),
         "docs": [{"docid": h.docid, "grade": h.grade, "label": h.label, "source": h.source} for h in chosen],
-        **usage,
+        **usage.as_dict(),
     }
     ctx.store.put_narrative(
         qid, narrative, instructions, variant=variant, model=client.model_id, edited=False, provenance=prov
@@ -297,8 +306,6 @@ class NarrativeBook:
 
     async def ensure(self, ctx: Any, client: Any, force: bool = False) -> Any:
         """Make sure every pending topic has a guide (or a reason why not); returns a Learned."""
-        from qrelkit.judges.runner import Learned
-
         separate = self.instructor.spec != SAME
         instructor = client
         if separate:
@@ -329,11 +336,7 @@ class NarrativeBook:
         meter = Meter()
         failed = {}
         for r in results:
-            meter.calls += r.usage.get("calls", 0)
-            meter.cache_hits += r.usage.get("cache_hits", 0)
-            meter.prompt_tokens += r.usage.get("prompt_tokens", 0)
-            meter.completion_tokens += r.usage.get("completion_tokens", 0)
-            meter.cost_usd += r.usage.get("cost_usd", 0.0)
+            meter.add_usage(r.usage)
             if r.guide is not None:
                 self.guides[r.qid] = r.guide
                 continue
@@ -352,11 +355,11 @@ class NarrativeBook:
                 "reused": reused,
                 "fallback": sorted(fell_back),
                 "failed": failed,
-                "calls": meter.calls,
-                "cost_usd": round(meter.cost_usd, 8),
+                "calls": meter.usage.calls,
+                "cost_usd": round(meter.usage.cost_usd, 8),
             }
         }
-        return Learned(info=info, separate_client=separate, **meter.totals())
+        return Learned(info=info, separate_client=separate, usage=meter.usage)
 
     def _problem(self, r: Induced) -> str:
         if r.error == NO_DOCS:
@@ -377,7 +380,7 @@ class NarrativeBook:
 
 
 @register
-class Narrative:
+class Narrative(LearningJudge):
     NAME = "narrative"
     PARAMS = {
         "variant": Param(ALL, choice(*VARIANTS), "which judged documents the instructor reads"),
@@ -390,8 +393,6 @@ class Narrative:
         "example_tokens": Param(DEFAULT_EXAMPLE_TOKENS, integer(16), "token budget of each shown document"),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})  # the assessor's; the instructor only needs CHAT
-    learns = True
-
     def __init__(self, spec: Any):
         self.spec = str(spec)
         self.doc_tokens: int = spec["doc_tokens"]
@@ -407,7 +408,7 @@ class Narrative:
         names = ("narrative_judge", "narrative_guide", f"task_{task_name}")
         return names + ("icl",) if self.k else names
 
-    async def learn(self, ctx: Any, client: Any) -> Any:
+    async def learn(self, ctx: LearningContext, client: Any) -> Learned:
         learned = await self.book.ensure(ctx, client)
         if self.pool is not None:
             learned.info["examples"] = self.pool.learn(ctx)
@@ -517,8 +518,6 @@ async def induce_narratives(
 
     Topics default to those with human labels; the reuse rule is the judge's,
     and ``force`` regenerates every chosen topic, edited narratives included."""
-    from qrelkit.judges.runner import LearningContext, human_labels
-
     topics = store.topics()
     labels = human_labels(store, task)
     if qids:
@@ -533,5 +532,5 @@ async def induce_narratives(
     learned = await book.ensure(ctx, client, force=force)
     out = dict(learned.info["narratives"])
     out["topics"] = chosen
-    out["prompt_tokens"], out["completion_tokens"] = learned.prompt_tokens, learned.completion_tokens
+    out["prompt_tokens"], out["completion_tokens"] = learned.usage.prompt_tokens, learned.usage.completion_tokens
     return out

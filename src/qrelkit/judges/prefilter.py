@@ -35,7 +35,7 @@ from typing import Any, Sequence
 
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, number, register
-from qrelkit.judges.base import DROPPED, JudgeInput, Meter, Verdict
+from qrelkit.judges.base import DROPPED, ChainJudge, Judge, JudgeInput, Meter, Verdict
 from qrelkit.judges.learned import DEFAULT_SIGNALS, SignalModel, signals_param
 from qrelkit.judges.likelihood import Scorer, recall_threshold, score_labelled
 from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
@@ -49,9 +49,8 @@ SCHEMA = {
 
 
 @register
-class Prefilter:
+class Prefilter(ChainJudge):
     NAME = "prefilter"
-    CHAINS = True
     PARAMS = {
         "by": Param("likelihood", choice("likelihood", "learned", "llm"), "how to score cases"),
         "keep": Param(0.95, number(0.0, 1.0), "recall of labelled relevant pairs to keep (by=likelihood)"),
@@ -60,9 +59,9 @@ class Prefilter:
         "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined (by=learned)", omit_default=True),
     }
 
-    def __init__(self, spec: Any, then: Any):
+    def __init__(self, spec: Any, then: Judge):
+        super().__init__(then)
         self.spec = str(spec)
-        self.then = then
         self.by: str = spec["by"]
         self.keep: float = spec["keep"]
         self.doc_tokens: int = spec["doc_tokens"]
@@ -72,24 +71,24 @@ class Prefilter:
         self.threshold: float = 0.0
         self.calibration: dict = {}
         own = {"likelihood": frozenset({SCORE}), "learned": frozenset()}.get(self.by, frozenset({CHAT, JSON_SCHEMA}))
-        self.requires = own | frozenset(getattr(then, "requires", frozenset()))
+        self.requires = own | then.requires
 
     @property
     def needs_labels(self) -> bool:
-        return self.by in ("likelihood", "learned") or bool(getattr(self.then, "needs_labels", False))
+        return self.by in ("likelihood", "learned") or self.then.needs_labels
 
     @property
     def learns(self) -> bool:
-        return self.by == "learned" or bool(getattr(self.then, "learns", False))
+        return self.by == "learned" or self.then.learns
 
     async def learn(self, context: Any, client: Any) -> Any:
         """by=learned: resolve the signals against the workspace; then the main judge's own learning."""
-        from qrelkit.judges.runner import Learned
+        from qrelkit.judges.labels import Learned
 
         out = Learned()
         if self.learned is not None:
             out = Learned(info={"prefilter_signals": await self.learned.resolve(context.store, client)})
-        if getattr(self.then, "learns", False):
+        if self.then.learns:
             inner = await self.then.learn(context, client) or Learned()
             out = dataclasses.replace(inner, info={**out.info, **inner.info})
         return out
@@ -117,7 +116,7 @@ class Prefilter:
                         "threshold": self.threshold,
                         "recall": round(sum(k for k, y in zip(kept, labels) if y) / rel, 4),
                         "dropped_share": round(1 - sum(kept) / len(kept), 4),
-                        "calls": meter.calls,
+                        "calls": meter.usage.calls,
                     }
             if not self.calibration:
                 self.calibration = {
@@ -126,10 +125,9 @@ class Prefilter:
                     "note": "no labelled relevant pairs; threshold 0",
                 }
             out["prefilter"] = self.calibration
-        if hasattr(self.then, "prepare"):
-            inner = await self.then.prepare(labelled, client)
-            if inner:
-                out["judge"] = inner
+        inner = await self.then.prepare(labelled, client)
+        if inner:
+            out["judge"] = inner
         return out
 
     async def _fit_learned(self, labelled: Sequence[tuple[JudgeInput, int]]) -> dict:
@@ -208,10 +206,10 @@ class Prefilter:
                 grade=0,
                 rationale=why,
                 provenance={"prefilter": info},
-                **meter.totals(),
+                usage=meter.usage,
             )
         v: Verdict = await self.then(inp, client)
-        meter.add_verdict(v)
+        meter.add_usage(v.usage)
         prov = dict(v.provenance)
         prov["prefilter"] = info
-        return dataclasses.replace(v, provenance=prov, **meter.totals())
+        return dataclasses.replace(v, provenance=prov, usage=meter.usage)

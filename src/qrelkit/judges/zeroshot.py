@@ -18,6 +18,7 @@ from qrelkit import prompts
 from qrelkit.judges import Param, integer, register
 from qrelkit.judges.base import (
     AUTO,
+    Judge,
     JudgeInput,
     Meter,
     Verdict,
@@ -34,7 +35,7 @@ MAX_TOKENS = 240  # > maxLength of the reason: the JSON always closes, even at 1
 
 
 @register
-class ZeroShot:
+class ZeroShot(Judge):
     NAME = "zero-shot"
     PARAMS = {"doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget")}
     requires = frozenset({CHAT, JSON_SCHEMA})
@@ -94,5 +95,5 @@ async def judge_with(
         rationale=str(c.parsed.get("reason", "")),
         round=1,
         provenance=prov,
-        **meter.totals(),
+        usage=meter.usage,
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, Sequence
 
+from qrelkit.types import USAGE_KEYS, Usage  # noqa: F401  (the LLM layer's accounting value)
+
 # Capabilities a backend may declare; judges check them up front.
 CHAT = "chat"
 JSON_SCHEMA = "json_schema"
@@ -73,18 +75,10 @@ class ScoreResult:
     def ok(self) -> bool:
         return self.error is None
 
-
-@dataclass(frozen=True)
-class Usage:
-    """Running totals, per client; judges' verdicts carry their own share."""
-
-    calls: int = 0
-    cache_hits: int = 0
-    errors: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency: float = 0.0
+    @property
+    def completion_tokens(self) -> int:
+        """Scoring generates nothing (so a score bills prompt tokens only)."""
+        return 0
 
 
 class Backend(Protocol):

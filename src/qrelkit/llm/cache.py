@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Optional, Protocol
+from dataclasses import dataclass
+from typing import Any, Optional
 
 
 def cache_key(kind: str, model: str, payload: dict) -> str:
@@ -21,20 +22,18 @@ def cache_key(kind: str, model: str, payload: dict) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-class CallCache(Protocol):
-    def get(self, key: str) -> Optional[dict]: ...
+@dataclass(frozen=True)
+class Answer:
+    """One paid answer as the cache keeps it: the request (for audit), the response (to replay)
+    and what the one successful attempt cost."""
 
-    def put(
-        self,
-        key: str,
-        model: str,
-        request: dict,
-        response: dict,
-        prompt_tokens: int,
-        completion_tokens: int,
-        latency: float,
-        cost_usd: float,
-    ) -> None: ...
+    model: str
+    request: dict
+    response: dict
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency: float = 0.0
+    cost_usd: float = 0.0
 
 
 class MemoryCache:
@@ -46,18 +45,8 @@ class MemoryCache:
     def get(self, key: str) -> Optional[dict]:
         return self._d.get(key)
 
-    def put(
-        self,
-        key: str,
-        model: str,
-        request: dict,
-        response: dict,
-        prompt_tokens: int = 0,
-        completion_tokens: int = 0,
-        latency: float = 0.0,
-        cost_usd: float = 0.0,
-    ) -> None:
-        self._d[key] = response
+    def put(self, key: str, answer: Answer) -> None:
+        self._d[key] = answer.response
 
     def __len__(self) -> int:
         return len(self._d)
@@ -72,17 +61,8 @@ class StoreCache:
     def get(self, key: str) -> Optional[dict]:
         return self.store.cache_get(key)
 
-    def put(
-        self,
-        key: str,
-        model: str,
-        request: dict,
-        response: dict,
-        prompt_tokens: int = 0,
-        completion_tokens: int = 0,
-        latency: float = 0.0,
-        cost_usd: float = 0.0,
-    ) -> None:
+    def put(self, key: str, answer: Answer) -> None:
+        a = answer
         self.store.cache_put(
-            key, model, request, response, prompt_tokens, completion_tokens, latency, cost_usd
+            key, a.model, a.request, a.response, a.prompt_tokens, a.completion_tokens, a.latency, a.cost_usd
         )

@@ -28,7 +28,7 @@ import logging
 import random
 import time
 from dataclasses import replace
-from typing import Any, Optional, Sequence
+from typing import Any, Awaitable, Callable, Optional, Sequence
 
 from qrelkit.errors import CapabilityError
 from qrelkit.llm.base import (
@@ -44,13 +44,14 @@ from qrelkit.llm.base import (
     TokenLogprob,
     Usage,
 )
-from qrelkit.llm.cache import MemoryCache, StoreCache, cache_key
+from qrelkit.llm.cache import Answer, MemoryCache, StoreCache, cache_key
 from qrelkit.llm.jsonschema import parse_reply
 from qrelkit.llm.limits import TokenBucket
 from qrelkit.llm.prices import PriceSpec, resolve_prices
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_CAP = 300.0
+ANSWERED, HIT, FAILED = Usage(calls=1), Usage(calls=1, cache_hits=1), Usage(calls=1, errors=1)
 CORRECTIVE = "Your previous reply was not valid JSON for the schema; answer with only the JSON object."
 
 
@@ -168,10 +169,7 @@ class Client:
         self._tpm = TokenBucket(tpm) if tpm else None
         self.prices: Prices = resolve_prices(backend.model_id, prices)
         self._inflight: dict[str, asyncio.Future] = {}
-        self._calls = self._hits = self._errors = 0
-        self._ptok = self._ctok = 0
-        self._cost = 0.0
-        self._latency = 0.0
+        self._usage = Usage()  # running totals of every call this client answered
 
     # ---- introspection -------------------------------------------------------
     @property
@@ -193,25 +191,10 @@ class Client:
 
     @property
     def usage(self) -> Usage:
-        return Usage(
-            calls=self._calls,
-            cache_hits=self._hits,
-            errors=self._errors,
-            prompt_tokens=self._ptok,
-            completion_tokens=self._ctok,
-            cost_usd=self._cost,
-            latency=self._latency,
-        )
+        return self._usage
 
     def usage_dict(self) -> dict:
-        return {
-            "calls": self._calls,
-            "cache_hits": self._hits,
-            "errors": self._errors,
-            "prompt_tokens": self._ptok,
-            "completion_tokens": self._ctok,
-            "cost_usd": round(self._cost, 8),
-        }
+        return {**self._usage.as_dict(), "errors": self._usage.errors}
 
     async def aclose(self) -> None:
         await self.backend.aclose()
@@ -241,23 +224,75 @@ class Client:
         base = min(self.backoff_max, self.backoff_base * (2 ** (attempt - 1)))
         return base * (0.5 + self._rng.random())  # jitter: spread retries of a burst apart
 
-    def _cache_put(
-        self, key: str, request: dict, response: dict, ptok: int, ctok: int, dt: float, cost: float
-    ) -> None:
+    def _cache_put(self, key: str, answer: Answer) -> None:
         # The answer is already paid for and in hand; a cache that cannot be
         # written (a locked or read-only workspace) must not lose it.
         try:
-            self.cache.put(key, self.model_id, request, response, ptok, ctok, dt, cost)
+            self.cache.put(key, answer)
         except Exception as e:  # noqa: BLE001
             log.warning(
                 "could not cache an LLM answer (%s: %s); it will be paid again next run", type(e).__name__, e
             )
 
+    def _cached(self, kind: str, request: dict) -> tuple[str, Optional[dict]]:
+        """The cache key of a request (the backend's answer-changing settings join it) and the
+        stored answer, if reading the cache is on."""
+        extra = getattr(self.backend, "cache_extra", None)
+        if extra:
+            request["backend"] = extra
+        key = cache_key(kind, self.model_id, request)
+        hit = self.cache.get(key) if self.read_cache else None
+        if hit is not None:
+            self._usage += HIT
+        return key, hit
+
+    async def _attempts(self, estimate: int, call: Callable[[], Awaitable[Any]], take: Callable) -> Any:
+        """The one retry loop of ``complete`` and ``score``.
+
+        ``call()`` makes one backend request; ``take(result, seconds, attempt)``
+        accounts a returned result and says ``(value, error, retryable, retry_after)``:
+        a value ends the loop, an error is retried (backing off) while attempts
+        and ``retryable`` allow. Returns the value, or ``(None, error, attempts,
+        latency)`` after the last failed attempt (counted as a failed call)."""
+        error: Optional[str] = None
+        latency = 0.0
+        attempt = 0
+        while attempt < self.max_attempts:
+            attempt += 1
+            retry_after: Optional[float] = None
+            retryable = True
+            await self._limits(estimate)
+            async with self._sem:
+                t0 = time.perf_counter()
+                try:
+                    res = await asyncio.wait_for(call(), self.timeout)
+                except asyncio.TimeoutError:
+                    res, error = None, f"timeout after {self.timeout:g}s"
+                except CallFailed as e:
+                    res, error, retryable, retry_after = None, str(e), e.retryable, e.retry_after
+                except NotImplementedError as e:
+                    res, error, retryable = None, f"unsupported: {e}", False
+                except Exception as e:  # noqa: BLE001 - any backend failure is a failed attempt
+                    res, error = None, f"{type(e).__name__}: {e}"
+                dt = time.perf_counter() - t0
+            latency += dt
+            if res is None:
+                self._account(0, 0, 0.0, dt)
+            else:
+                value, error, retryable, retry_after = take(res, dt, attempt, latency)
+                if value is not None:
+                    self._usage += ANSWERED
+                    return value
+            if not retryable or attempt >= self.max_attempts:
+                break
+            delay = self._backoff(attempt, retry_after)
+            if delay > 0:
+                await asyncio.sleep(delay)
+        self._usage += FAILED
+        return None, error or "failed", attempt, latency
+
     def _account(self, ptok: int, ctok: int, cost: float, latency: float) -> None:
-        self._ptok += ptok
-        self._ctok += ctok
-        self._cost += cost
-        self._latency += latency
+        self._usage += Usage(prompt_tokens=ptok, completion_tokens=ctok, cost_usd=cost, latency=latency)
 
     async def _limits(self, estimate: int) -> None:
         if self._rpm is not None:
@@ -274,8 +309,7 @@ class Client:
         if leader is not None:
             await asyncio.wait([leader])  # never raises; the leader's outcome is inspected below
             if not leader.cancelled() and leader.exception() is None and leader.result().ok:
-                self._calls += 1
-                self._hits += 1
+                self._usage += HIT
                 return replay(leader.result())
             # The leader failed or was cancelled; failures are not shared, try on our own.
         fut = asyncio.get_running_loop().create_future()
@@ -319,16 +353,9 @@ class Client:
             "stop": list(stop) if stop else None,
             "version": version,
         }
-        extra = getattr(self.backend, "cache_extra", None)
-        if extra:
-            request["backend"] = extra
-        key = cache_key("complete", self.model_id, request)
-        if self.read_cache:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self._calls += 1
-                self._hits += 1
-                return _completion_from_dict(hit, self.model_id)
+        key, hit = self._cached("complete", request)
+        if hit is not None:
+            return _completion_from_dict(hit, self.model_id)
 
         def replay(c: Completion) -> Completion:
             return replace(c, cached=True, cost_usd=0.0, latency=0.0, attempts=0)
@@ -351,110 +378,51 @@ class Client:
         top_logprobs: int,
         stop: Optional[Sequence[str]],
     ) -> Completion:
-        ptok = ctok = 0
-        cost = latency = 0.0
-        error: Optional[str] = None
+        spent = {"ptok": 0, "ctok": 0, "cost": 0.0}  # over all attempts: a bad reply was billed too
         send = msgs
+
+        def call() -> Awaitable[Completion]:
+            return self.backend.complete(
+                send, schema=schema, max_tokens=max_tokens, temperature=temperature,
+                top_logprobs=top_logprobs, stop=stop,
+            )
+
+        def take(res: Completion, dt: float, attempt: int, latency: float) -> tuple:
+            nonlocal send
+            self._settle(estimate, res.prompt_tokens + res.completion_tokens)
+            c = self.prices.cost(res.prompt_tokens, res.completion_tokens)
+            spent["ptok"] += res.prompt_tokens
+            spent["ctok"] += res.completion_tokens
+            spent["cost"] += c
+            self._account(res.prompt_tokens, res.completion_tokens, c, dt)
+            if res.error:
+                return None, res.error, True, None
+            parsed, error = parse_reply(res.text, schema) if schema is not None else (None, None)
+            if top_logprobs and not res.logprobs and res.completion_tokens and error is None:
+                # A server that silently ignores the request would make
+                # confidence judges read nothing as certainty.
+                return None, "the server returned no log-probabilities", False, None
+            if error is not None:
+                # A bad reply: retry with the reply shown back and a correction.
+                send = msgs + [Message("assistant", res.text[:4000]), Message("user", CORRECTIVE)]
+                return None, error, True, 0.0
+            out = replace(
+                res, parsed=parsed, latency=latency, cached=False, cost_usd=spent["cost"], model=self.model_id,
+                attempts=attempt, prompt_tokens=spent["ptok"], completion_tokens=spent["ctok"],
+            )
+            stored = replace(out, prompt_tokens=res.prompt_tokens, completion_tokens=res.completion_tokens)
+            self._cache_put(key, Answer(self.model_id, request, _completion_to_dict(stored),
+                                        res.prompt_tokens, res.completion_tokens, dt, c))
+            return out, None, True, None
+
         estimate = sum(len(m.content) for m in msgs) // 4 + max_tokens
-        attempt = 0
-        while attempt < self.max_attempts:
-            attempt += 1
-            retry_after: Optional[float] = None
-            retryable = True
-            await self._limits(estimate)
-            async with self._sem:
-                t0 = time.perf_counter()
-                try:
-                    res = await asyncio.wait_for(
-                        self.backend.complete(
-                            send,
-                            schema=schema,
-                            max_tokens=max_tokens,
-                            temperature=temperature,
-                            top_logprobs=top_logprobs,
-                            stop=stop,
-                        ),
-                        self.timeout,
-                    )
-                except asyncio.TimeoutError:
-                    res, error = None, f"timeout after {self.timeout:g}s"
-                except CallFailed as e:
-                    res, error, retryable, retry_after = None, str(e), e.retryable, e.retry_after
-                except Exception as e:  # noqa: BLE001 - any backend failure is a failed attempt
-                    res, error = None, f"{type(e).__name__}: {e}"
-                dt = time.perf_counter() - t0
-            latency += dt
-            if res is not None:
-                self._settle(estimate, res.prompt_tokens + res.completion_tokens)
-                ptok += res.prompt_tokens
-                ctok += res.completion_tokens
-                c = self.prices.cost(res.prompt_tokens, res.completion_tokens)
-                cost += c
-                self._account(res.prompt_tokens, res.completion_tokens, c, dt)
-                if res.error:
-                    error = res.error
-                else:
-                    parsed = None
-                    if schema is not None:
-                        parsed, error = parse_reply(res.text, schema)
-                    else:
-                        error = None
-                    if top_logprobs and not res.logprobs and res.completion_tokens and error is None:
-                        # A server that silently ignores the request would make
-                        # confidence judges read nothing as certainty.
-                        error, retryable = "the server returned no log-probabilities", False
-                    if error is None:
-                        out = replace(
-                            res,
-                            parsed=parsed,
-                            latency=latency,
-                            cached=False,
-                            cost_usd=cost,
-                            model=self.model_id,
-                            attempts=attempt,
-                            prompt_tokens=ptok,
-                            completion_tokens=ctok,
-                        )
-                        self._calls += 1
-                        self._cache_put(
-                            key,
-                            request,
-                            _completion_to_dict(
-                                replace(
-                                    out,
-                                    prompt_tokens=res.prompt_tokens,
-                                    completion_tokens=res.completion_tokens,
-                                )
-                            ),
-                            res.prompt_tokens,
-                            res.completion_tokens,
-                            dt,
-                            c,
-                        )
-                        return out
-                    # A bad reply: retry with the reply shown back and a correction.
-                    send = msgs + [Message("assistant", res.text[:4000]), Message("user", CORRECTIVE)]
-                    retry_after = 0.0
-            else:
-                self._account(0, 0, 0.0, dt)
-            if not retryable or attempt >= self.max_attempts:
-                break
-            delay = self._backoff(attempt, retry_after)
-            if delay > 0:
-                await asyncio.sleep(delay)
-        self._calls += 1
-        self._errors += 1
+        out = await self._attempts(estimate, call, take)
+        if isinstance(out, Completion):
+            return out
+        _, error, attempts, latency = out
         return Completion(
-            text="",
-            parsed=None,
-            prompt_tokens=ptok,
-            completion_tokens=ctok,
-            latency=latency,
-            cached=False,
-            cost_usd=cost,
-            model=self.model_id,
-            attempts=attempt,
-            error=error or "failed",
+            text="", parsed=None, prompt_tokens=spent["ptok"], completion_tokens=spent["ctok"], latency=latency,
+            cached=False, cost_usd=spent["cost"], model=self.model_id, attempts=attempts, error=error,
         )
 
     # ---- score ---------------------------------------------------------------
@@ -462,16 +430,9 @@ class Client:
         self.require(SCORE)
         self._bind_loop()
         request = {"prefix": prefix, "continuation": continuation, "version": version}
-        extra = getattr(self.backend, "cache_extra", None)
-        if extra:
-            request["backend"] = extra
-        key = cache_key("score", self.model_id, request)
-        if self.read_cache:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self._calls += 1
-                self._hits += 1
-                return _score_from_dict(hit, self.model_id)
+        key, hit = self._cached("score", request)
+        if hit is not None:
+            return _score_from_dict(hit, self.model_id)
 
         def replay(s: ScoreResult) -> ScoreResult:
             return replace(s, cached=True, cost_usd=0.0, latency=0.0, attempts=0)
@@ -482,72 +443,34 @@ class Client:
         return await self._single_flight(key, make, replay)
 
     async def _score_uncached(self, key: str, request: dict, prefix: str, continuation: str) -> ScoreResult:
-        error: Optional[str] = None
-        latency = cost = 0.0
-        ptok = 0
+        spent = {"ptok": 0, "cost": 0.0}
+
+        def call() -> Awaitable[ScoreResult]:
+            return self.backend.score(prefix, continuation)
+
+        def take(res: ScoreResult, dt: float, attempt: int, latency: float) -> tuple:
+            if res.error:
+                self._account(0, 0, 0.0, dt)
+                return None, res.error, True, None
+            self._settle(estimate, res.prompt_tokens)
+            c = self.prices.cost(res.prompt_tokens, 0)
+            spent["ptok"] += res.prompt_tokens
+            spent["cost"] += c
+            self._account(res.prompt_tokens, 0, c, dt)
+            out = replace(
+                res, latency=latency, cached=False, cost_usd=spent["cost"], model=self.model_id,
+                attempts=attempt, prompt_tokens=spent["ptok"],
+            )
+            stored = _score_to_dict(replace(out, prompt_tokens=res.prompt_tokens))
+            self._cache_put(key, Answer(self.model_id, request, stored, res.prompt_tokens, 0, dt, c))
+            return out, None, True, None
+
         estimate = (len(prefix) + len(continuation)) // 4 + 1
-        attempt = 0
-        while attempt < self.max_attempts:
-            attempt += 1
-            retry_after: Optional[float] = None
-            retryable = True
-            await self._limits(estimate)
-            async with self._sem:
-                t0 = time.perf_counter()
-                try:
-                    res = await asyncio.wait_for(self.backend.score(prefix, continuation), self.timeout)
-                except asyncio.TimeoutError:
-                    res, error = None, f"timeout after {self.timeout:g}s"
-                except CallFailed as e:
-                    res, error, retryable, retry_after = None, str(e), e.retryable, e.retry_after
-                except NotImplementedError as e:
-                    res, error, retryable = None, f"unsupported: {e}", False
-                except Exception as e:  # noqa: BLE001
-                    res, error = None, f"{type(e).__name__}: {e}"
-                dt = time.perf_counter() - t0
-            latency += dt
-            if res is not None and not res.error:
-                self._settle(estimate, res.prompt_tokens)
-                c = self.prices.cost(res.prompt_tokens, 0)
-                ptok += res.prompt_tokens
-                cost += c
-                self._account(res.prompt_tokens, 0, c, dt)
-                out = replace(
-                    res,
-                    latency=latency,
-                    cached=False,
-                    cost_usd=cost,
-                    model=self.model_id,
-                    attempts=attempt,
-                    prompt_tokens=ptok,
-                )
-                self._calls += 1
-                self._cache_put(
-                    key,
-                    request,
-                    _score_to_dict(replace(out, prompt_tokens=res.prompt_tokens)),
-                    res.prompt_tokens,
-                    0,
-                    dt,
-                    c,
-                )
-                return out
-            if res is not None:
-                error = res.error
-            self._account(0, 0, 0.0, dt)
-            if not retryable or attempt >= self.max_attempts:
-                break
-            delay = self._backoff(attempt, retry_after)
-            if delay > 0:
-                await asyncio.sleep(delay)
-        self._calls += 1
-        self._errors += 1
+        out = await self._attempts(estimate, call, take)
+        if isinstance(out, ScoreResult):
+            return out
+        _, error, attempts, latency = out
         return ScoreResult(
-            logprob=float("nan"),
-            latency=latency,
-            cost_usd=cost,
-            model=self.model_id,
-            attempts=attempt,
-            error=error or "failed",
-            prompt_tokens=ptok,
+            logprob=float("nan"), latency=latency, cost_usd=spent["cost"], model=self.model_id,
+            attempts=attempts, error=error, prompt_tokens=spent["ptok"],
         )

@@ -26,6 +26,7 @@ import numpy as np
 from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.report import plots
 from qrelkit.report.rag import rag_alignment, rag_figure, rag_section
+from qrelkit.types import Usage
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -42,6 +43,14 @@ class CostRow:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(self.calls, self.cache_hits, self.prompt_tokens, self.completion_tokens, self.cost_usd)
+
+    @classmethod
+    def of(cls, name: str, model: str, judgments: int, u: Usage) -> "CostRow":
+        return cls(name, model, judgments, u.calls, u.cache_hits, u.prompt_tokens, u.completion_tokens, u.cost_usd)
 
 
 @dataclass(frozen=True)
@@ -194,9 +203,7 @@ def _cost_section(inp: ReportInputs) -> dict:
     if not inp.costs and not inp.commands and not inp.narrative_costs:
         return _section(None, "no LLM calls were recorded")
     rows = list(inp.costs) + list(inp.narrative_costs)
-    tot = {k: sum(getattr(c, k) for c in rows) for k in
-           ("judgments", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")}
-    tot["judgments"] = sum(c.judgments for c in inp.costs)
+    tot = {"judgments": sum(c.judgments for c in inp.costs), **sum((c.usage for c in rows), Usage()).as_dict()}
     narr_calls = sum(c.calls for c in inp.narrative_costs)
     narr_cost = sum(c.cost_usd for c in inp.narrative_costs)
     return _section({
@@ -438,8 +445,8 @@ def report_from_store(
         agreements = tuple(a for a in judgments_agreement(judgments, original, threshold) if a.overall.pairs)
         reference_name = "original qrels"
     if judgments and not agreements:
-        human = {(j.qid, j.docid): int(j.grade if j.grade is not None else j.label) for j in judgments
-                 if j.source == "human" and (j.grade is not None or j.label is not None)}
+        human = {(j.qid, j.docid): j.effective_grade for j in judgments
+                 if j.source == "human" and j.effective_grade is not None}
         if human:
             from qrelkit.evaluate.agreement import judgments_agreement
 
@@ -501,8 +508,8 @@ def _workspace_runs(run_rows: Sequence[tuple], notes: list[str]) -> list:
 def _escalations(judgments: Sequence[Any], original: dict) -> tuple[EscalationRow, ...]:
     people: dict[tuple[str, str], int] = {}
     for j in judgments:
-        if j.source == "human" and (j.grade is not None or j.label is not None):
-            people[(j.qid, j.docid)] = int(j.grade if j.grade is not None else j.label)
+        if j.source == "human" and j.effective_grade is not None:
+            people[(j.qid, j.docid)] = j.effective_grade
     rows = []
     for j in judgments:
         if j.source == "human" or j.status not in ("escalate", "error", "adjudicated"):
@@ -510,46 +517,35 @@ def _escalations(judgments: Sequence[Any], original: dict) -> tuple[EscalationRo
         key = (j.qid, j.docid)
         if key in people:
             outcome, src = people[key], "people"
-        elif j.status == "adjudicated" and (j.grade is not None or j.label is not None):
-            outcome, src = int(j.grade if j.grade is not None else j.label), "adjudicator"
+        elif j.status == "adjudicated" and j.effective_grade is not None:
+            outcome, src = j.effective_grade, "adjudicator"
         else:
             outcome, src = None, "waiting"
         reason = ""
         try:
-            reason = str(json.loads(j.provenance or "{}").get("reason", ""))
+            reason = j.prov.reason
         except (ValueError, AttributeError):
             pass
         rows.append(EscalationRow(j.qid, j.docid, j.method, j.status, outcome, src, original.get(key), reason))
     return tuple(sorted(rows, key=lambda r: (r.qid, r.docid, r.method)))
 
 
+def _summed(items: Iterable[tuple[tuple[str, str], Usage]]) -> tuple[CostRow, ...]:
+    """Usage values summed per (name, model); ``judgments`` counts the records."""
+    agg: dict[tuple[str, str], tuple[int, Usage]] = defaultdict(lambda: (0, Usage()))
+    for key, u in items:
+        n, total = agg[key]
+        agg[key] = (n + 1, total + u)
+    return tuple(CostRow.of(name, model, n, u) for (name, model), (n, u) in sorted(agg.items()))
+
+
 def _costs(judgments: Sequence[Any]) -> tuple[CostRow, ...]:
-    agg: dict[tuple[str, str], list] = defaultdict(lambda: [0, 0, 0, 0, 0.0])
-    for j in judgments:
-        a = agg[(j.method, j.model)]
-        a[0] += 1
-        a[1] += j.calls
-        a[2] += j.prompt_tokens
-        a[3] += j.completion_tokens
-        a[4] += j.cost_usd
-    return tuple(
-        CostRow(m, mo, n, calls, 0, pt, ct, cost) for (m, mo), (n, calls, pt, ct, cost) in sorted(agg.items())
-    )
+    return _summed(((j.method, j.model), j.usage) for j in judgments)
 
 
 def _usage_rows(items: Iterable[tuple[tuple[str, str], dict]]) -> tuple[CostRow, ...]:
     """Usage records (calls, tokens, cost) summed per (name, model); ``judgments`` counts the records."""
-    agg: dict[tuple[str, str], list] = defaultdict(lambda: [0, 0, 0, 0, 0, 0.0])
-    for key, t in items:
-        a = agg[key]
-        a[0] += 1
-        a[1] += int(t.get("calls", 0) or 0)
-        a[2] += int(t.get("cache_hits", 0) or 0)
-        a[3] += int(t.get("prompt_tokens", 0) or 0)
-        a[4] += int(t.get("completion_tokens", 0) or 0)
-        a[5] += float(t.get("cost_usd", 0) or 0)
-    return tuple(CostRow(name, model, n, calls, hits, pt, ct, cost)
-                 for (name, model), (n, calls, hits, pt, ct, cost) in sorted(agg.items()))
+    return _summed((key, Usage.from_dict(t)) for key, t in items)
 
 
 def _narrative_costs(narratives: dict) -> tuple[CostRow, ...]:

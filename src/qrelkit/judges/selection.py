@@ -1,0 +1,58 @@
+"""Which cases a judging run covers, and which task it judges them on.
+
+A run's selection is stable (same workspace, same options, same cases in the
+same order), so that a re-run with the same ``--limit`` completes the same set
+and a resumed run skips exactly what is done.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from qrelkit.errors import UsageError
+from qrelkit.judges.base import ANSWER, GRADED, Task
+from qrelkit.types import Case
+
+SHARES = ("llm", "people", "all", "judged")
+
+
+def resolve_task(store: Any, task: str = "auto", threshold: int = 2) -> Task:
+    """``auto``, the one rule of every command: new labels must be on the collection's
+    own scale, so a graded collection (some grade > 1) gets the graded task even
+    when its topics carry answers; otherwise the answer task when every topic has
+    answers, else graded (whose binary label is what merge writes)."""
+    if task == "auto":
+        grades = set(store.qrels().values())
+        topics = store.topics()
+        answered = bool(topics) and all(t.answers for t in topics.values())
+        task = ANSWER if answered and not (grades and max(grades) > 1) else GRADED
+    if task not in (ANSWER, GRADED):
+        raise UsageError(f"--task {task!r}: choose auto, answer or graded")
+    if task == ANSWER and not all(t.answers for t in store.topics().values()):
+        raise UsageError(
+            "--task answer needs answers for every topic; the workspace has topics without answers"
+        )
+    return Task(task, threshold)
+
+
+def select_cases(store: Any, share: str = "llm", limit: Optional[int] = None) -> list[Case]:
+    """The cases a run covers, in stable order (``limit`` applies before resuming,
+    so a re-run with the same limit completes the same set)."""
+    if share not in SHARES:
+        raise UsageError(f"--share {share!r}: choose from {', '.join(SHARES)}")
+    if share == "llm":
+        cases = store.cases(share="llm", judged=False)
+    elif share == "people":
+        cases = store.cases(share="people", judged=False)
+    elif share == "all":
+        cases = store.cases(judged=False)
+    else:
+        cases = store.cases(judged=True)
+        if not cases and not store.cases():
+            # a workspace made from qrels without runs: the labelled pairs are the cases
+            cases = [Case(q, d, "llm", 0, (), True) for q, d in sorted(store.qrels())]
+    if limit is not None:
+        if limit < 0:
+            raise UsageError("--limit must be >= 0")
+        cases = cases[:limit]
+    return cases

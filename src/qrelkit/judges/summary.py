@@ -1,0 +1,122 @@
+"""What a judging run reports: progress while it runs, and a summary when it is done.
+
+Counts (judged, relevant, escalations, errors, ...) are over the whole selection,
+so a resumed run reports the same outcome as an uninterrupted one; usage (calls,
+tokens, cost) is this run's alone — the client's totals after minus before.
+Calls a learning judge spent before judging (inducing narratives) are reported
+apart as ``narrative_calls``/``narrative_cost``, and added to the totals only
+when another client made them (the assessor's client already counted its own).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+from qrelkit.judges.base import ADJUDICATED, DROPPED, ERROR, ESCALATE, Task
+from qrelkit.judges.escalation import for_people
+from qrelkit.judges.labels import Learned
+from qrelkit.types import Case, Usage
+
+
+@dataclass(frozen=True)
+class ProgressUpdate:
+    """Sent to the ``progress`` callback after each finished case."""
+
+    done: int
+    total: int
+    usage: Usage  # this run's so far
+    escalations: int
+    errors: int
+
+
+@dataclass(frozen=True)
+class JudgeSummary:
+    """The outcome over the selected cases (counts) and this run's usage (calls, tokens, cost).
+
+    The usage fields are flat because they are the JSON keys of ``qrelkit judge --json``;
+    :attr:`usage` gives them back as one value."""
+
+    method: str
+    model: str
+    task: str
+    share: str
+    cases: int
+    judged: int
+    relevant: int
+    escalations: int
+    errors: int
+    escalation_ratio: float
+    calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    new: int = 0
+    dropped: int = 0
+    undecided: int = 0
+    adjudicated: int = 0
+    seconds: float = 0.0
+    calibration: dict = field(default_factory=dict, hash=False)
+    narrative_calls: int = 0  # calls spent inducing narratives (part of ``calls`` unless a separate instructor)
+    narrative_cost: float = 0.0
+
+    @property
+    def usage(self) -> Usage:
+        return Usage.from_dict(asdict(self))
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def summarise(
+    store: Any,
+    selected: Sequence[Case],
+    method: str,
+    model: str,
+    task: Task,
+    share: str,
+    usage: Usage,
+    new: int,
+    seconds: float,
+    calibration: dict,
+    learned: Learned,
+) -> JudgeSummary:
+    """The summary of a run whose own usage was ``usage``."""
+    keys = {(c.qid, c.docid) for c in selected}
+    js = [j for j in store.judgments(method=method, model=model) if (j.qid, j.docid) in keys]
+    escalations = sum(1 for j in js if for_people(j))
+    if learned.separate_client:
+        usage = usage + learned.usage
+    out = JudgeSummary(
+        method=method,
+        model=model,
+        task=task.name,
+        share=share,
+        cases=len(selected),
+        judged=sum(1 for j in js if j.label is not None),
+        relevant=sum(1 for j in js if j.label == 1),
+        escalations=escalations,
+        errors=sum(1 for j in js if j.status == ERROR),
+        escalation_ratio=round(escalations / len(selected), 4) if selected else 0.0,
+        new=new,
+        dropped=sum(1 for j in js if j.status == DROPPED),
+        undecided=sum(1 for j in js if j.status == ESCALATE and not for_people(j)),
+        adjudicated=sum(1 for j in js if j.status == ADJUDICATED),
+        seconds=round(seconds, 3),
+        calibration=calibration,
+        **usage.as_dict(),
+    )
+    return dataclasses.replace(
+        out, narrative_calls=learned.usage.calls, narrative_cost=round(learned.usage.cost_usd, 8)
+    )
+
+
+def command_totals(client_usage: dict, summary: JudgeSummary) -> dict:
+    """The record stored with the ``judge`` command: the client's totals, the summary (without
+    its calibration), and this run's usage under ``usage_this_run``."""
+    totals = dict(client_usage)
+    totals.update({k: v for k, v in summary.as_dict().items() if k != "calibration"})
+    totals["usage_this_run"] = summary.usage.as_dict()
+    return totals
