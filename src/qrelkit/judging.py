@@ -46,7 +46,7 @@ class JudgingJob:
     budget: Optional[str] = None
     prefilter: Optional[str] = None
     adjudicator: Optional[str] = None
-    threshold: int = 2
+    threshold: int | str = "auto"  # auto: 1 on binary qrels, 2 on graded ones
     read_cache: bool = True
     prices: tuple[tuple[str, float, float], ...] = ()
     max_attempts: Optional[int] = None

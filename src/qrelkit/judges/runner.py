@@ -155,7 +155,7 @@ async def arun_judging(
     concurrency: int = 8,
     budget: Optional[str | Budget] = None,
     progress: Optional[Callable[[ProgressUpdate], None]] = None,
-    threshold: int = 2,
+    threshold: int | str = "auto",
     cases: Optional[Sequence[Case]] = None,
     oracle: Optional[Mapping[Pair, int]] = None,
 ) -> JudgeSummary:
@@ -223,7 +223,7 @@ def run_judging(
     concurrency: int = 8,
     budget: Optional[str | Budget] = None,
     progress: Optional[Callable[[ProgressUpdate], None]] = None,
-    threshold: int = 2,
+    threshold: int | str = "auto",
     cases: Optional[Sequence[Case]] = None,
     oracle: Optional[Mapping[Pair, int]] = None,
 ) -> JudgeSummary:

@@ -406,14 +406,14 @@ def report_from_store(
     circ: tuple = ()
     if runs:
         from qrelkit.evaluate.saturation import hole_rates, pool_growth
-        from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_versions, prepare_runs
+        from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_stream
 
-        prepared = prepare_runs(runs)
         measures = list(DEFAULT_MEASURES) + ([measure] if measure not in DEFAULT_MEASURES else [])
         version_list = [("original", original), ("merged", merged)] if original else [("merged", merged)]
         if original or merged:
-            versions = evaluate_versions(prepared, version_list, measures, threshold)
-            if len(versions) == 2 and len(prepared.names) >= 2:
+            # streamed: one run's pytrec_eval input at a time, not every run's per cut-off (benchmarks/scale.py)
+            versions = evaluate_stream(_rankings(runs), version_list, measures, threshold)
+            if len(versions) == 2 and len(runs) >= 2:
                 from qrelkit.evaluate.compare import compare_versions
 
                 comparison = compare_versions(versions[0], versions[1], measure, seed=seed)
@@ -484,6 +484,13 @@ def _version() -> str:
     from qrelkit import __version__
 
     return __version__
+
+
+def _rankings(runs: Sequence[Any]):
+    from qrelkit.data.rankings import Ranking
+
+    for r in runs:
+        yield Ranking(r.name, r.path, {q: tuple(e.docid for e in es) for q, es in r.by_topic.items()}, r.tags)
 
 
 def _workspace_runs(run_rows: Sequence[tuple], notes: list[str]) -> list:
