@@ -15,7 +15,8 @@ Speed, measured (``python benchmarks/signals.py``): the forward pass costs about
 is about 1.6 GFLOP. On this 2-core machine numpy's OpenBLAS gives 27-60 GFLOP/s,
 i.e. a ceiling of roughly 20-35 passages/s; measured on the shared machine
 (load about 7) it embedded 1,200 LLMJudge passages in 190 s wall, 75 CPU-s
-(about 16 passages per CPU-second). The issue's target of 200 passages/s would
+(about 16 passages per CPU-second); at load 2, ``benchmarks/signals.py --n 200``
+measured 24 passages/s. The issue's target of 200 passages/s would
 need about 330 GFLOP/s: not reachable in fp32 on 2 cores by any runtime;
 onnxruntime's int8 quantisation (after a torch-based export) might give 2-3x.
 Each passage is embedded once per workspace (the signal is cached), so this is
