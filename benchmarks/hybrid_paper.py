@@ -221,13 +221,22 @@ def main(a) -> int:
     ref_ts = evaluate_runs(prepared, nist, [a.measure], topics=all_topics, label="nist")
     ref_sig = pairwise_significance(ref_ts.of(a.measure), ref_ts.systems, test="wilcoxon", correction="bh",
                                     label="nist", measure=a.measure)
+    sys.path.insert(0, str(Path(__file__).parent))
+    from judges import significance_mcc
+
+    pool, _, _ = split(runs, nist, ALLOCATIONS[0], 0, chosen, a.max_cases)
+    pool_nist = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in pool.cases if (c.qid, c.docid) in nist}
+    ceiling, _ = significance_mcc(prepared, nist, pool_nist, a.measure, ref_sig, all_topics)
+    print(f"MCC of NIST labels on the whole depth-10 pool (the ceiling): {ceiling['matthews_corrcoef']:.3f}",
+          file=sys.stderr)
     records: list = []
     for e in range(a.repeat):
         execution(a, e, data, topics, nist, runs, prepared, ref_sig, chosen, all_topics, records)
     header = {"collection": data.name, "runs": len(runs), "topics": len(chosen), "topics_total": len(all_topics),
               "max_cases_per_topic": a.max_cases, "repeat": a.repeat, "model": a.model, "measure": a.measure,
               "doc_tokens": a.doc_tokens, "significant_pairs_nist": int((ref_sig.decisions != 0).sum()),
-              "system_pairs": len(ref_sig.pairs), "seconds": round(time.perf_counter() - t0, 1)}
+              "system_pairs": len(ref_sig.pairs), "mcc_nist_depth10_pool": ceiling["matthews_corrcoef"],
+              "seconds": round(time.perf_counter() - t0, 1)}
     rows = summary(records)
     out = Path(a.out or tempfile.mkdtemp(prefix="qrelkit-rcl-"))
     out.mkdir(parents=True, exist_ok=True)
