@@ -160,3 +160,11 @@ def test_pool_with_a_bad_people_spec_exits_2(demo_ws):
 def test_pool_human_depth_still_works(demo_ws):
     out = json.loads(_qk("pool", "-w", demo_ws, "--human-depth", "2", "--json").stdout)
     assert out["allocation"] == "depth(k_human=2)"
+
+
+def test_pool_stratified_by_reference_without_qrels_exits_2_and_says_why(tmp_path):
+    d = demo_paths()
+    ws = tmp_path / "ws"
+    _qk("init", "-w", ws, "--topics", d.topics, "--docs", d.docs, "--runs", *d.runs)
+    p = _qk("pool", "-w", ws, "--people", "stratified(rate=0.1)")
+    assert (p.returncode, "only a simulation has" in p.stderr) == (2, True)
