@@ -12,7 +12,7 @@ import sqlite3
 
 import pytest
 
-from qrelkit.judges import canonical
+from qrelkit.judges import parse_spec
 from qrelkit.judges.runner import run_judging
 from qrelkit.merge import merge, write_merged
 from qrelkit.store import Store
@@ -31,13 +31,19 @@ def workspace(tmp_path):
     return ws
 
 
+def stored_id(method: str) -> str:
+    """The id a job of ``method`` resumes under in this workspace: the spec as it was before
+    defaults changed (a debate's v2 prompt); the same as its canonical id for other methods."""
+    return str(parse_spec(method).as_before())
+
+
 def merged_text(store: Store, method: str, out) -> str:
-    write_merged(merge(store, canonical(method), MODEL), out)
+    write_merged(merge(store, stored_id(method), MODEL), out)
     return out.read_text()
 
 
 def rows(store: Store, method: str) -> list:
-    return sorted(store.judgments(method=canonical(method), model=MODEL), key=lambda j: (j.qid, j.docid))
+    return sorted(store.judgments(method=stored_id(method), model=MODEL), key=lambda j: (j.qid, j.docid))
 
 
 @pytest.mark.parametrize("method,share,budget", JOBS)
@@ -67,7 +73,7 @@ def test_rerun_exports_the_same_qrels(workspace, tmp_path, method, share, budget
 
 def _forget_judgments(workspace, method: str) -> None:
     with sqlite3.connect(workspace / DB) as c:
-        c.execute("DELETE FROM judgments WHERE method=?", (canonical(method),))
+        c.execute("DELETE FROM judgments WHERE method=?", (stored_id(method),))
 
 
 @pytest.mark.parametrize("method,share,budget", JOBS)

@@ -340,4 +340,5 @@ def parsed_decision(completion: Any, task: Task) -> tuple[Optional[int], Optiona
 
 
 def template_versions(*names: str) -> dict[str, str]:
-    return {n: prompts.load(n).version for n in names}
+    """Versions by template name; ``"debate_agent.v1"`` pins a version and is keyed ``debate_agent``."""
+    return {n.partition(".v")[0]: prompts.load(n).version for n in names}
