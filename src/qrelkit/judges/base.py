@@ -220,6 +220,13 @@ class Judge:
     def check_client(self, client: Any) -> None:
         """Raise a CapabilityError when the client cannot serve this judge (default: ``requires`` says it)."""
 
+    def extra_usage(self) -> Any:
+        """What clients of the judge's own (not the job's) spent this run; the runner adds it to the
+        totals (``debate(models=[...])``: each agent's model has a client of its own)."""
+        from qrelkit.types import Usage
+
+        return Usage()
+
     async def learn(self, ctx: "LearningContext", client: Any) -> "Learned":
         """Read people's labels before the first case; called exactly when ``learns`` is true."""
         raise NotImplementedError(f"{self.NAME} says it learns but has no learn()")

@@ -82,6 +82,7 @@ from qrelkit.judges.base import (
 )
 from qrelkit.judges.debate_turn import IRRELEVANT, RELEVANT, Agent, Turn, limits, take_turn
 from qrelkit.judges.labels import Learned, LearningContext
+from qrelkit.judges.narrative import SAME, model_ref
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.specs import listing, number
 
@@ -111,7 +112,7 @@ class Debate(AdjudicatingJudge):
         "adjudicator": Param("human", choice("human", "llm"), "who settles a persistent disagreement"),
         "doc_tokens": Param(DOC_TOKENS, integer(16), "document token budget", legacy=prompts.DEFAULT_DOC_TOKENS),
         "narrative": Param(False, boolean, "both agents read the topic's induced narrative", omit_default=True),
-        "prompt": Param("v2", choice("v1", "v2"), "prompt version (v1: before the paper's rules)",
+        "prompt": Param("v2", choice("v1", "v2"), "prompt version: v2 (the paper's agent rules) or v1 (the looser rules before, kept so old workspaces resume)",
                         legacy="v1", absent="v1"),
         "quotes": Param(5, integer(1, 20), "quotes an agent may give (v2)", omit_default=True),
         "reasoning_chars": Param(1200, integer(100), "characters of an agent's reasoning (v2)", omit_default=True),
@@ -122,7 +123,7 @@ class Debate(AdjudicatingJudge):
                          omit_default=True),
         "temperature": Param((0.0,), listing(number(0.0, 2.0), 1, 8), "one temperature or one per agent",
                              omit_default=True),
-        "models": Param((), listing(str, 0, 8), "one model spec per agent (default: the job's model)",
+        "models": Param((), listing(model_ref, 0, 8), "one model spec per agent, 'same' for the job's model",
                         omit_default=True),
         "stop": Param("agree", choice("agree", "never"), "never: debate all rounds after consensus too",
                       omit_default=True),
@@ -179,8 +180,8 @@ class Debate(AdjudicatingJudge):
         if self.prompt != "v1":
             prov["prompt"] = self.prompt
             prov["limits"] = self.limits.as_dict()
-            prov["agents"] = [{"stance": a.stance, "temperature": a.temperature, "model": a.model}
-                              for a in self.agents]
+            prov["agents"] = [{"stance": a.stance, "temperature": a.temperature,
+                               "model": str(a.model) if a.model is not None else SAME} for a in self.agents]
             prov["stop"] = self.stop
             prov["adjudicator_sees"] = self.adjudicator_sees
         return prov
@@ -192,8 +193,29 @@ class Debate(AdjudicatingJudge):
         # agents sharing a stance would share a prompt, hence a cache entry: number them
         return v + (f"|agent={agent.index}" if len(self.agents) > 2 else "")
 
+    def check_client(self, client: Any) -> None:
+        """Make each agent's own client (``models=[...]``) before any call, caching in the job's
+        store: every model has its own cache keys and its own rows in the cost accounting."""
+        from qrelkit.llm.spec import make_client
+
+        for a in self.agents:
+            spec = a.model.spec if a.model is not None else SAME
+            if spec != SAME and spec not in self.clients:
+                own = make_client(spec, store=getattr(client, "store", None))
+                own.require(*sorted(self.requires))
+                self.clients[spec] = own
+
+    def extra_usage(self) -> Any:
+        from qrelkit.types import Usage
+
+        total = Usage()
+        for own in self.clients.values():
+            total = total + own.usage
+        return total
+
     def _client(self, agent: Agent, client: Any) -> Any:
-        return self.clients.get(agent.model, client) if agent.model else client
+        spec = agent.model.spec if agent.model is not None else SAME
+        return client if spec == SAME else self.clients[spec]
 
     async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
         meter = Meter()

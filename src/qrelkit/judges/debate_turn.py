@@ -71,7 +71,7 @@ class Agent:
     index: int
     stance: str
     temperature: float = 0.0
-    model: Optional[str] = None  # a model spec of its own (debate(models=[...])), else the job's
+    model: Any = None  # a ModelRef of its own (debate(models=[...])); None or 'same': the job's
 
 
 @dataclass(frozen=True)

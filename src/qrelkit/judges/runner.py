@@ -221,6 +221,8 @@ async def arun_judging(
         status = "done"
     finally:
         used: Usage = client.usage - record.usage0
+        for j in judge.chain():
+            used = used + j.extra_usage()
         summary = summarise(
             store, selected, method, model, tsk, share, used, record.done,
             time.perf_counter() - t0, calibration, learned,
