@@ -23,8 +23,10 @@ class AnnotateSettings:
     votes: int = 3  # votes each case needs from distinct annotators
     attention: float = 0.1  # share of known-answer items among the served items
     exclude_failed: bool = True  # drop votes of annotators who fail attention checks
-    min_pass_rate: float = 0.7  # below this pass rate an annotator fails ...
-    min_checks: int = 2  # ... once they answered at least this many checks
+    # The pass rule. Default: the paper's "pass all" (one failed check fails the annotator).
+    min_pass_rate: float = 1.0  # below this pass rate an annotator fails ...
+    min_checks: int = 1  # ... once they answered at least this many checks
+    attention_labels: str = "relevant"  # known labels checks use: relevant (the paper) | both
     task: str = "auto"  # auto (answers -> answer task, else graded) | answer | graded
     threshold: int = 2  # graded task: label = grade >= threshold
     qrels_threshold: Optional[int] = None  # relevance threshold of the original qrels; None: guess
@@ -47,6 +49,8 @@ class AnnotateSettings:
             raise UsageError(f"min_pass_rate must be in [0, 1] (got {self.min_pass_rate})")
         if self.min_checks < 1:
             raise UsageError(f"min_checks must be >= 1 (got {self.min_checks})")
+        if self.attention_labels not in ("relevant", "both"):
+            raise UsageError(f"attention_labels must be relevant or both (got {self.attention_labels!r})")
         if self.task not in TASKS:
             raise UsageError(f"task must be one of {', '.join(TASKS)} (got {self.task!r})")
         if self.threshold not in (1, 2, 3):
