@@ -200,7 +200,8 @@ def escalation_history(store, qid: str, docid: str) -> tuple[Round, ...]:
     return ()
 
 
-def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str) -> Optional[CaseView]:
+def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str,
+              user_id: Optional[int] = None) -> Optional[CaseView]:
     """Everything needed to show one task; None when its topic or doc has vanished."""
     topic = _topic(store, qid)
     doc = store.doc(docid)
@@ -208,7 +209,7 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
         return None
     text, answers, narrative = topic
     history: Optional[tuple[Round, ...]] = None
-    shown = not settings.hide_history
+    shown = settings.shows_history(qid, docid, user_id)
     if kind == "escalation" and shown:
         history = escalation_history(store, qid, docid) or None
     elif kind == "attention" and shown:  # a check looks like an escalation (qrelkit.annotate.attention)
