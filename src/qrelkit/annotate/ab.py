@@ -48,8 +48,9 @@ def _kappa(per_case: list[list[int]]) -> Optional[float]:
         return None
     n = sizes.most_common(1)[0][0]
     table = [[v.count(0), v.count(1)] for v in per_case if len(v) == n]
-    value = float(fleiss_kappa(table))
-    return None if value != value else round(value, 4)  # NaN when every vote is the same
+    if len({lab for v in per_case if len(v) == n for lab in v}) < 2:
+        return None  # every vote the same: chance agreement is 1 and kappa is undefined, not invented
+    return round(float(fleiss_kappa(table)), 4)
 
 
 def _arm(shown: bool, per_case: dict, ref: dict) -> ArmResult:
