@@ -1,4 +1,13 @@
-"""Two agents with opposing initial stances debate; agreement is accepted.
+"""Agents with opposing initial stances debate; agreement is accepted (DREAM).
+
+Beyond the two-agent protocol below (the DREAM paper's, with prompt v2 by default; see
+:mod:`qrelkit.judges.debate_turn` for the prompt versions and context limits): ``agents=N`` or
+``stances=[...]`` run more agents (agreement = all agree; calls = agents x rounds when nobody
+agrees), ``models=[...]`` gives each agent its own model client, ``temperature=`` one value or
+one per agent, and ``stop=never`` keeps debating after consensus, storing every round's labels
+as ``labels_by_round`` (the final round decides). A v2 verdict's provenance also has
+``prompt``, ``limits``, ``agents`` (stance, temperature, model), ``stop`` and
+``adjudicator_sees``; with more than two agents each history entry carries its ``agent`` index.
 
 Agent *relevant* is told it starts out believing the document is relevant,
 agent *irrelevant* that it is not; ``first`` says which of them is agent A
