@@ -104,3 +104,10 @@ def test_judging_again_from_the_cache_derives_the_same_judgments(workspace, meth
     with Store.open(workspace) as store:
         run_judging(store, method, client(store), task=TASK, share=share, budget=budget)
         assert rows(store, method) == before
+
+
+def test_writing_the_new_prompt_out_rejudges_an_old_debate_workspace(workspace):
+    """The pin to the old id applies only when the spec leaves ``prompt`` out."""
+    with Store.open(workspace) as store:
+        summary = run_judging(store, "debate(adjudicator=llm,prompt=v2)", client(store), task=TASK, limit=2)
+    assert "prompt=v2" in summary.method
