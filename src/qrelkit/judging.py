@@ -17,6 +17,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
+from qrelkit.engines import EngineSpec
 from qrelkit.judges import JudgeSpec, parse_prefilter, resolve_method
 
 
@@ -45,9 +46,11 @@ class JudgingJob:
     prices: tuple[tuple[str, float, float], ...] = ()
     max_attempts: Optional[int] = None
     oracle: Optional[Mapping[tuple[str, str], int]] = field(default=None, compare=False, hash=False)
+    engine: Optional[str | EngineSpec] = None  # where model calls run (qrelkit.engines): local | ray(...)
 
     def spec(self) -> JudgeSpec:
         """The method this job runs, composed and checked (raises UsageError)."""
+        from qrelkit.engines import parse_engine
         from qrelkit.judges.runner import check_budget
 
         spec = resolve_method(self.method, self.model, self.command)
@@ -56,10 +59,12 @@ class JudgingJob:
         if self.adjudicator:
             spec = spec.with_adjudicator(self.adjudicator)
         check_budget(spec, self.budget)
+        parse_engine(self.engine)  # a bad engine spec fails here too, before anything starts
         return spec
 
     def client(self, store: Any) -> Any:
-        """The model client, caching in ``store``."""
+        """The model client, caching in ``store``, its model served by the job's engine."""
+        from qrelkit.engines import make_backend, parse_engine
         from qrelkit.llm import make_client
 
         opts: dict[str, Any] = {"concurrency": self.concurrency, "read_cache": self.read_cache}
@@ -67,7 +72,8 @@ class JudgingJob:
             opts["prices"] = {m: {"input": i, "output": o} for m, i, o in self.prices}
         if self.max_attempts is not None:
             opts["max_attempts"] = self.max_attempts
-        return make_client(self.model, store=store, **opts)
+        backend = make_backend(parse_engine(self.engine), self.model, self.concurrency)
+        return make_client(self.model, store=store, backend=backend, **opts)
 
 
 async def arun_job(store: Any, job: JudgingJob, progress: Optional[Callable] = None) -> Any:
