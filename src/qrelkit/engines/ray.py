@@ -40,6 +40,9 @@ INSTALL_HINT = "--engine ray needs Ray, an optional extra: pip install 'qrelkit[
 # machine is shared (Ray's default takes 30% of memory).
 OBJECT_STORE_BYTES = 80 * 1024 * 1024
 REPLACEMENTS_PER_ACTOR = 3
+# Loading the embedded model takes seconds, a large GGUF or a vLLM engine minutes; an actor that
+# cannot be placed at all (too few CPUs/GPUs free) would otherwise wait forever.
+START_TIMEOUT = float(os.environ.get("QRELKIT_RAY_START_TIMEOUT", "600"))
 log = logging.getLogger(__name__)
 
 
@@ -130,7 +133,13 @@ class RayBackend:
         try:
             for _ in range(engine.actors):
                 self.actors.append(self._actor_class.remote(factory))
-            infos = ray.get([a.describe.remote() for a in self.actors])
+            infos = ray.get([a.describe.remote() for a in self.actors], timeout=START_TIMEOUT)
+        except ray.exceptions.GetTimeoutError:
+            self.shutdown()
+            raise BackendError(
+                f"Ray could not start {engine.actors} actors of {engine.cpus:g} CPUs and {engine.gpus:g} GPUs "
+                f"within {START_TIMEOUT:g}s; the cluster has {ray.available_resources()} free"
+            ) from None
         except Exception as e:
             self.shutdown()
             raise BackendError(f"a Ray actor could not load the model: {_cause(e)}") from None
