@@ -5,7 +5,8 @@
     python benchmarks/judges.py --experiment learning [--topics 3] [--max-cases 6] [--measure nDCG@10]
                                 [--data ../shared/data/trec-dl-2019] [--methods ...] [--budgets ...]
 
-``--experiment audit`` (the default) is described first; ``hybrid``, ``budget``
+``--experiment embedded`` runs ``benchmarks/embedded.py`` (the cheap signals and the learned
+judge's combination, issue 18) with the options it takes. ``--experiment audit`` (the default) is described first; ``hybrid``, ``budget``
 and ``learning`` (both, in one workspace so the LLM cache is shared) are the
 experiments of the judges that learn from people, described after it.
 
@@ -128,6 +129,12 @@ def metrics(gold: dict, judged: dict, threshold: int = 2) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "embedded" in argv or "--experiment=embedded" in argv:  # its own options: see benchmarks/embedded.py
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import embedded
+
+        return embedded.main([a for a in argv if a not in ("--experiment", "embedded", "--experiment=embedded")])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
         "--experiment", choices=("audit", "hybrid", "budget", "learning"), default="audit",

@@ -248,3 +248,25 @@ def test_demo_command_prints_recovery(filled, tmp_path):
     rec = out["recovered"]
     assert rec["hidden"] == 44 and rec["hidden_relevant"] == 15
     assert rec == recovered(out["qrels"], demo_paths().qrels, demo_paths().full_qrels)
+
+
+@pytest.fixture(scope="module")
+def demo_screen(filled, tmp_path_factory):
+    ws = tmp_path_factory.mktemp("screen") / "demo"
+    shutil.copytree(filled[0], ws)
+    p = qk("demo", "-w", ws, "--method", METHOD)
+    return p.stdout + p.stderr, json.loads((ws / "report.json").read_text())  # the screen is rich's (stderr)
+
+
+@pytest.mark.parametrize("sentence", [
+    "holes that nobody had judged",
+    "query likelihood on the embedded model",
+    "of them came back as relevant",
+    "The report, with agreement against the hidden labels, is",
+])
+def test_the_demo_closing_screen_says_what_happened_in_sentences(demo_screen, sentence):
+    assert sentence in demo_screen[0]
+
+
+def test_the_demo_report_measures_agreement_against_the_hidden_labels(demo_screen):
+    assert demo_screen[1]["agreement"]["reference"] == "the demo's full labels (qrels.full.txt)"

@@ -38,3 +38,18 @@ def test_good_specs_load(tmp_path, text):
     plan = tmp_path / "plan.toml"
     plan.write_text(text)
     assert load_plan(plan).concurrency == 8
+
+
+@pytest.mark.parametrize(("text", "value"), [("", "auto"), ('threshold = "auto"', "auto"), ("threshold = 1", 1)])
+def test_a_plan_threshold_is_auto_or_a_grade(tmp_path, text, value):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(f"[judge]\n{text}\n")
+    assert load_plan(plan).threshold == value
+
+
+@pytest.mark.parametrize("text", ['threshold = "two"', "threshold = 0", "threshold = 1.5"])
+def test_a_bad_plan_threshold_names_the_plan(tmp_path, text):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(f"[judge]\n{text}\n")
+    with pytest.raises(InputError, match="threshold"):
+        load_plan(plan)

@@ -80,7 +80,7 @@ def _judging_job(job: str, plan: Plan, auto: bool, read_cache: bool) -> JudgingJ
 
 
 def _finish(store: Store, ws: Path, method: str, model: str, report: bool,
-            threshold: int) -> tuple[dict, Path, Optional[Path], dict]:
+            threshold: int | str) -> tuple[dict, Path, Optional[Path], dict]:
     from qrelkit.merge import merge, write_merged
 
     result = merge(store, method=method, model=model)
@@ -89,12 +89,14 @@ def _finish(store: Store, ws: Path, method: str, model: str, report: bool,
     report_path = None
     evaluation: dict = {}
     if report:
+        from qrelkit.evaluate.threshold import resolve_threshold
         from qrelkit.report.report import report_from_store
 
-        # binary qrels (0/1, e.g. the answer task's) are relevant at 1, whatever the graded default
-        if result.labels and max(label.grade for label in result.labels) <= 1:
-            threshold = 1
-        files = report_from_store(store, ws / REPORT, merged_result=result, threshold=threshold)
+        # resolved against the merged labels: a collection built from scratch by the
+        # answer task has no original qrels, but its new 0/1 labels make it binary
+        merged = {(label.qid, label.docid): label.grade for label in result.labels}
+        resolved = resolve_threshold(threshold, merged, ws / MERGED_QRELS)
+        files = report_from_store(store, ws / REPORT, merged_result=result, threshold=resolved.value)
         report_path = files.html
         evaluation = _evaluation_summary(files.data)
     return result.counts(), out, report_path, evaluation

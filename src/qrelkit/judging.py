@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
 from qrelkit.engines import EngineSpec
-from qrelkit.judges import JudgeSpec, parse_prefilter, resolve_method
+from qrelkit.judges import JudgeSpec, parse_prefilter, parse_spec, resolve_method
+from qrelkit.judges.spec import is_auto
+
+
+def has_labels(store: Any) -> bool:
+    """Whether a workspace has labelled pairs a judge can learn from (original qrels or people's)."""
+    return store is not None and (bool(store.qrels()) or bool(store.people_labels()))
 
 
 @dataclass(frozen=True)
@@ -41,26 +47,34 @@ class JudgingJob:
     budget: Optional[str] = None
     prefilter: Optional[str] = None
     adjudicator: Optional[str] = None
-    threshold: int = 2
+    threshold: int | str = "auto"  # auto: 1 on binary qrels, 2 on graded ones
     read_cache: bool = True
     prices: tuple[tuple[str, float, float], ...] = ()
     max_attempts: Optional[int] = None
     oracle: Optional[Mapping[tuple[str, str], int]] = field(default=None, compare=False, hash=False)
     engine: Optional[str | EngineSpec] = None  # where model calls run (qrelkit.engines): local | ray(...)
 
-    def spec(self) -> JudgeSpec:
-        """The method this job runs, composed and checked (raises UsageError)."""
+    def spec(self, store: Any = None) -> JudgeSpec:
+        """The method this job runs, composed and checked (raises UsageError). With ``store``,
+        ``auto`` may pick the learned judge (when the workspace has labelled pairs), which then
+        spends the job's budget itself."""
         from qrelkit.engines import parse_engine
         from qrelkit.judges.runner import check_budget
 
-        spec = resolve_method(self.method, self.model, self.command)
+        spec = resolve_method(self.method, self.model, self.command, labelled=has_labels(store))
+        if self.budget and self.own_budget(spec):
+            spec = parse_spec(f"{spec.name}(budget={self.budget})")
         if self.prefilter:
             spec = spec.with_prefilter(parse_prefilter(self.prefilter))
         if self.adjudicator:
             spec = spec.with_adjudicator(self.adjudicator)
-        check_budget(spec, self.budget)
+        check_budget(spec, None if self.own_budget(spec) else self.budget)
         parse_engine(self.engine)  # a bad engine spec fails here too, before anything starts
         return spec
+
+    def own_budget(self, spec: JudgeSpec) -> bool:
+        """An auto-chosen batch judge (learned) takes ``--budget`` into its spec."""
+        return is_auto(self.method) and spec.main.name == "learned"
 
     def client(self, store: Any) -> Any:
         """The model client, caching in ``store``, its model served by the job's engine."""
@@ -80,12 +94,12 @@ async def arun_job(store: Any, job: JudgingJob, progress: Optional[Callable] = N
     """Judge ``store``'s selected cases as ``job`` says; returns the runner's JudgeSummary."""
     from qrelkit.judges.runner import arun_judging
 
-    spec = job.spec()  # a bad spec fails before a model is loaded
+    spec = job.spec(store)  # a bad spec fails before a model is loaded
     client = job.client(store)
     try:
         return await arun_judging(
             store, spec, client, task=job.task, share=job.share, limit=job.limit, concurrency=job.concurrency,
-            budget=job.budget, progress=progress, threshold=job.threshold, oracle=job.oracle,
+            budget=None if job.own_budget(spec) else job.budget, progress=progress, threshold=job.threshold, oracle=job.oracle,
         )
     finally:
         await client.aclose()

@@ -12,15 +12,20 @@ counted as unresolved, never guessed.
 """
 from __future__ import annotations
 
+import heapq
 import json
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from qrelkit.errors import UsageError
 from qrelkit.store import Store
+from qrelkit.store.waiting import PEOPLE_METHOD
+from qrelkit.types import Provenance
 
+Pair = tuple[str, str]
 LABELLED_STATUSES = ("consensus", "auto", "adjudicated", "dropped", "human", "oracle")
 
 
@@ -60,8 +65,8 @@ def latest_llm_method(store: Store) -> tuple[Optional[str], Optional[str]]:
     natural default for `export` right after `judge`."""
     return store.latest_llm_method() or (None, None)
 
-def merge(store: Store, method: Optional[str] = None, model: Optional[str] = None) -> MergeResult:
-    """Merge original, human and one judge's labels (see module docstring)."""
+def resolve_method(store: Store, method: Optional[str], model: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+    """The (method, model) whose labels are merged: the latest judge by default."""
     if method is None and model is None:
         method, model = latest_llm_method(store)
     elif method is not None and model is None:
@@ -71,60 +76,102 @@ def merge(store: Store, method: Optional[str] = None, model: Optional[str] = Non
         model = models[0] if models else None
     if method is not None and not store.has_judgments(method, model or ""):
         raise UsageError(f"no judgments by method {method!r} with model {model!r} in {store.workspace}")
+    return method, model
 
-    original = store.qrels()
+
+def iter_merged(store: Store, method: Optional[str], model: Optional[str]) -> Iterator[MergedLabel | Pair]:
+    """Merged labels in (qid, docid) order, and the unresolved pairs as bare
+    ``(qid, docid)`` tuples, streamed: the three sources are read in key order
+    from SQLite and merged like sorted files, so memory does not grow with the
+    number of labels (a million-pair export, benchmarks/scale.py). ``method`` and
+    ``model`` as :func:`resolve_method` gives them."""
     # On a binary collection new labels are written as 0/1 too, whatever scale
     # the judge used, so that the merged qrels keep one scale.
-    binary = bool(original) and max(original.values()) <= 1
+    top = store.max_qrel_grade()
+    binary = top is not None and top <= 1
 
     def scale(j) -> int:
         if binary and j.label is not None:
             return int(j.label)
         return j.effective_grade
 
-    labels: dict[tuple[str, str], MergedLabel] = {}
-    for (qid, docid), grade in original.items():
-        labels[(qid, docid)] = MergedLabel(qid, docid, grade, "original", "original")
-
-    for j in store.people_labels():
-        if (j.qid, j.docid) in labels or j.grade is None and j.label is None:
-            continue
-        grade = scale(j)
-        labels[(j.qid, j.docid)] = MergedLabel(
-            j.qid, j.docid, grade, "human", j.status, j.method, j.model, j.round, j.provenance
-        )
-
-    unresolved: list[tuple[str, str]] = []
+    original = ((q, d, 0, g) for q, d, g in store.iter_qrels())
+    people = ((j.qid, j.docid, 1, j) for j in store.iter_judgments(PEOPLE_METHOD, source="human"))
+    sources = [original, people]
     if method is not None:
-        for j in store.judgments(method=method, model=model or ""):
-            key = (j.qid, j.docid)
-            if key in labels:
+        sources.append((j.qid, j.docid, 2, j) for j in store.iter_judgments(method, model or ""))
+    last: Optional[Pair] = None
+    for qid, docid, rank, item in heapq.merge(*sources, key=lambda r: (r[0], r[1], r[2])):
+        key = (qid, docid)
+        if key == last:
+            continue  # a stronger source already gave this pair a label
+        if rank == 0:
+            last = key
+            yield MergedLabel(qid, docid, item, "original", "original")
+        elif rank == 1:
+            if item.grade is None and item.label is None:
                 continue
-            if j.status not in LABELLED_STATUSES or (j.grade is None and j.label is None):
-                unresolved.append(key)
-                continue
-            grade = scale(j)
-            labels[key] = MergedLabel(
-                j.qid, j.docid, grade, "llm", j.status, j.method, j.model, j.round, j.provenance
-            )
-    ordered = tuple(labels[k] for k in sorted(labels))
-    return MergeResult(ordered, method, model, tuple(sorted(unresolved)))
+            last = key
+            yield MergedLabel(qid, docid, scale(item), "human", item.status, item.method, item.model,
+                              item.round, item.provenance)
+        elif item.status not in LABELLED_STATUSES or (item.grade is None and item.label is None):
+            yield key
+        else:
+            last = key
+            yield MergedLabel(qid, docid, scale(item), "llm", item.status, item.method, item.model,
+                              item.round, item.provenance)
+
+
+def merge(store: Store, method: Optional[str] = None, model: Optional[str] = None) -> MergeResult:
+    """Merge original, human and one judge's labels (see module docstring)."""
+    method, model = resolve_method(store, method, model)
+    labels: list[MergedLabel] = []
+    unresolved: list[Pair] = []
+    for item in iter_merged(store, method, model):
+        (labels if isinstance(item, MergedLabel) else unresolved).append(item)
+    return MergeResult(tuple(labels), method, model, tuple(unresolved))
+
+
+def export_merged(store: Store, out: Path, method: Optional[str] = None, model: Optional[str] = None) -> dict:
+    """Write the merged qrels and their provenance as :func:`write_merged` does,
+    streaming; returns what ``qrelkit export`` prints (paths, method, counts)."""
+    method, model = resolve_method(store, method, model)
+    counts = Counter()
+    unresolved = 0
+
+    def labels() -> Iterator[MergedLabel]:
+        nonlocal unresolved
+        for item in iter_merged(store, method, model):
+            if isinstance(item, MergedLabel):
+                counts[item.source] += 1
+                yield item
+            else:
+                unresolved += 1
+
+    side = _write_labels(labels(), out)
+    return {"out": str(out), "provenance": str(side), "method": method, "model": model,
+            "labels": sum(counts.values()), "original": counts["original"], "human": counts["human"],
+            "llm": counts["llm"], "unresolved": unresolved}
 
 
 def write_merged(result: MergeResult, out: Path) -> Path:
     """Write QRELS (TREC format) and QRELS.provenance.jsonl, one line per label."""
+    return _write_labels(result.labels, out)
+
+
+def _write_labels(labels: Iterable[MergedLabel], out: Path) -> Path:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     side = out.with_name(out.name + ".provenance.jsonl")
     with open(out, "w", encoding="utf-8") as q, open(side, "w", encoding="utf-8") as p:
-        for label in result.labels:
+        for label in labels:
             q.write(f"{label.qid} 0 {label.docid} {label.grade}\n")
             p.write(
                 json.dumps(
                     {
                         "qid": label.qid, "docid": label.docid, "grade": label.grade, "source": label.source,
                         "status": label.status, "method": label.method, "model": label.model,
-                        "round": label.round, "provenance": json.loads(label.provenance or "{}"),
+                        "round": label.round, "provenance": dict(Provenance.parse(label.provenance).data),
                     },
                     sort_keys=True,
                 )

@@ -65,7 +65,7 @@ class Plan:
     concurrency: int = 8
     prefilter: Optional[str] = None
     limit: Optional[int] = None
-    threshold: int = 2
+    threshold: int | str = "auto"
     engine: Optional[str] = None  # where model calls run: None/local, or a Ray spec (qrelkit.engines)
     measures: tuple[str, ...] = ()
     orders: int = 10
@@ -129,7 +129,7 @@ def load_plan(path: Path | str) -> Plan:
 # The type of each plan key: what TOML value it takes, checked before use so
 # that `depth = "ten"` is one line naming the plan, not a TypeError later.
 _STR_LISTS = ("runs", "measures")
-_INTS = ("depth", "human_depth", "concurrency", "limit", "threshold", "orders", "seed")
+_INTS = ("depth", "human_depth", "concurrency", "limit", "orders", "seed")
 
 
 def _typed(path: Path, section: str, key: str, value: Any) -> Any:
@@ -142,11 +142,26 @@ def _typed(path: Path, section: str, key: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(path, None, f"[{section}] {key} must be an integer, got {value!r}")
         return value
+    if key == "threshold":
+        return _threshold(path, section, value)
     if key == "budget" and isinstance(value, int) and not isinstance(value, bool):
         return str(value)  # `budget = 100` means 100 cases, as `--budget 100` does
     if not isinstance(value, str):
         raise InputError(path, None, f"[{section}] {key} must be a string, got {value!r}")
     return value
+
+
+def _threshold(path: Path, section: str, value: Any) -> int | str:
+    """`threshold = "auto"` or a grade, as `--threshold` takes."""
+    from qrelkit.errors import UsageError
+    from qrelkit.evaluate.threshold import parse_threshold
+
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise InputError(path, None, f"[{section}] threshold must be \"auto\" or an integer, got {value!r}")
+    try:
+        return parse_threshold(value)
+    except UsageError as e:
+        raise InputError(path, None, f"[{section}] {e}") from None
 
 
 def _prices(path: Path, table: Any) -> tuple[tuple[str, float, float], ...]:

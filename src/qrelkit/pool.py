@@ -98,7 +98,9 @@ def build_pool(
     ``qrels`` (a QrelsFile, a ``{(qid, docid): grade}`` mapping or Qrel values)
     sets each case's ``judged`` flag; ``topics`` (qids, Topic values or a dict
     keyed by qid) restricts the pool to those topics. All pooled pairs are
-    returned, judged or not; see :func:`holes`.
+    returned, judged or not; see :func:`holes`. A run's entries may be docids
+    in trec_eval order instead of ``RunEntry`` values (a
+    :class:`qrelkit.data.rankings.Ranking`'s ``docids``): only order counts here.
     """
     _check_depths(depth, human_depth)
     names = [r.name for r in runs]
@@ -114,7 +116,7 @@ def build_pool(
             if allowed is not None and qid not in allowed:
                 continue
             for position, entry in enumerate(entries[:depth], start=1):
-                key = (qid, entry.docid)
+                key = (qid, entry if isinstance(entry, str) else entry.docid)
                 if key not in best or position < best[key]:
                     best[key] = position
                 contributors.setdefault(key, set()).add(run.name)

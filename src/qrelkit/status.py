@@ -7,6 +7,7 @@ cast, and what has been spent so far.
 from __future__ import annotations
 
 from qrelkit.store import Store
+from qrelkit.types import Usage
 
 
 def workspace_status(store: Store) -> dict:
@@ -23,11 +24,10 @@ def workspace_status(store: Store) -> dict:
     waiting = store.waiting_for_people()
     methods = [{"method": m.method, "model": m.model, "judgments": m.judgments} for m in store.method_counts()]
     store.reconcile_commands()  # a killed command's spend, recovered from the call cache
-    totals = {"calls": 0, "cache_hits": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
     runs = store.command_runs()
-    for run in runs:
-        for k in totals:
-            totals[k] += run["totals"].get(k, 0) or 0
+    spent = sum((Usage.from_dict(run["totals"]) for run in runs), Usage())
+    # attempts are requests the backends received: a retried call shows here, not in calls
+    totals = {**spent.as_dict(), "attempts": spent.attempts, "retries": spent.retries}
     return {
         "workspace": str(store.workspace),
         "topics": counts.topics,

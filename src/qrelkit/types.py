@@ -20,7 +20,9 @@ class Usage:
     It adds and subtracts, so "this run" is ``after - before`` and "this case" is a sum of its calls;
     ``as_dict`` gives the record written to commands, summaries and JSON (the CLI contract's keys:
     ``calls``, ``cache_hits``, ``prompt_tokens``, ``completion_tokens``, ``cost_usd``).
-    ``errors`` and ``latency`` are the client's own (failed calls, seconds waited)."""
+    ``errors``, ``latency`` and ``attempts`` are the client's own (failed calls, seconds waited,
+    requests sent to the backend): a retried call is one call but several attempts, and
+    ``retries`` is what the server saw beyond one request per call answered by it."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -29,6 +31,11 @@ class Usage:
     cost_usd: float = 0.0
     errors: int = 0
     latency: float = 0.0
+    attempts: int = 0
+
+    @property
+    def retries(self) -> int:
+        return max(0, self.attempts - (self.calls - self.cache_hits))
 
     @classmethod
     def of(cls, result: Any) -> "Usage":
@@ -44,7 +51,8 @@ class Usage:
     @classmethod
     def from_dict(cls, d: dict) -> "Usage":
         """From a stored record (missing or null keys count 0)."""
-        return cls(*(int(d.get(k) or 0) for k in USAGE_KEYS[:4]), float(d.get("cost_usd") or 0.0))
+        return cls(*(int(d.get(k) or 0) for k in USAGE_KEYS[:4]), float(d.get("cost_usd") or 0.0),
+                   errors=int(d.get("errors") or 0), attempts=int(d.get("attempts") or 0))
 
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(*(a + b for a, b in zip(self._values(), other._values())))
@@ -54,7 +62,7 @@ class Usage:
 
     def _values(self) -> tuple:
         return (self.calls, self.cache_hits, self.prompt_tokens, self.completion_tokens, self.cost_usd,
-                self.errors, self.latency)
+                self.errors, self.latency, self.attempts)
 
     def as_dict(self) -> dict:
         """The five contract keys (cost rounded to 8 decimals, as every record stores it)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, NamedTuple, Optional, Sequence
 
 from qrelkit.errors import UsageError
 from qrelkit.store import Store
@@ -47,7 +47,7 @@ def load_collection(
     read again unless ``force``. An empty qrels or run file is refused unless
     ``allow_empty``.
     """
-    from qrelkit.data import expand_paths, load_qrels, read_runs, unique_docs, unique_topics
+    from qrelkit.data import expand_paths, load_qrels, unique_docs, unique_topics
 
     run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []
     inputs = {"topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None, "runs": run_paths}
@@ -60,7 +60,7 @@ def load_collection(
     topic_list = list(topic_reader)
     qrels_file = load_qrels(str(qrels), allow_empty=allow_empty) if qrels else None
     qrels_list = list(qrels_file.qrels()) if qrels_file else []
-    run_list = read_runs(run_paths, allow_empty=allow_empty) if run_paths else []
+    run_names = _run_names(run_paths, allow_empty)
     store.upsert_topics(topic_list)
 
     doc_reader = unique_docs(str(docs))
@@ -73,18 +73,46 @@ def load_collection(
 
     n_docs = store.upsert_docs(_docs())
     store.upsert_qrels(qrels_list)
-    for run in run_list:
-        store.upsert_run(run.name, str(run.path))
-    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_list),
+    for name, path in zip(run_names, run_paths):
+        store.upsert_run(name, path)
+    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_names),
               "duplicates": {"topics": topic_reader.duplicates, "docs": doc_reader.duplicates,
                              "qrels": qrels_file.duplicates if qrels_file else 0}}
     store.set_meta("inputs", {"inputs": inputs, "fingerprint": fp, "counts": counts})
     return {**counts, "reloaded": True}
 
 
+def _run_names(run_paths: list[str], allow_empty: bool) -> list[str]:
+    """Every run file checked (a bad one is an InputError naming its line) and
+    named, one file at a time: only names and paths are stored, so holding all
+    runs in memory while the documents load (300 MB at 10^5 pooled pairs,
+    benchmarks/scale.py) bought nothing."""
+    if not run_paths:
+        return []
+    from qrelkit.data.rankings import Ranking, final_names, iter_rankings
+
+    stubs = [Ranking(r.name, r.path, {}, r.tags) for r in iter_rankings(run_paths, 0, allow_empty)]
+    return final_names(stubs)
+
+
+class _PoolInput(NamedTuple):
+    name: str
+    by_topic: dict  # qid -> docids in trec_eval order, top `depth` only
+
+
+def _pool_inputs(paths: list[str], depth: int) -> list[_PoolInput]:
+    """Each run's top ``depth`` docids per topic, named as read_runs names them.
+    The lean reader (:mod:`qrelkit.data.rankings`) halves `pool`'s time against
+    reading full ``RunEntry`` records (15 of 20 s at 10^5 pairs, benchmarks/scale.py),
+    and only the top ``depth`` is kept: pooling needs no more."""
+    from qrelkit.data.rankings import final_names, iter_rankings
+
+    rankings = list(iter_rankings(paths, depth, allow_empty=True))  # accepted when loaded
+    return [_PoolInput(n, dict(r.docids)) for n, r in zip(final_names(rankings), rankings)]
+
+
 def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
     """Pool the workspace's runs into cases; returns the counts `qrelkit pool` prints."""
-    from qrelkit.data import read_runs
     from qrelkit.pool import build_pool
 
     if human_depth > depth:
@@ -95,7 +123,7 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
             f"{store.workspace}: the workspace has no runs; add them with "
             f"`qrelkit init -w {store.workspace} ... --runs PATH`"
         )
-    runs = read_runs([p for _, p, _ in stored], allow_empty=True)  # accepted when loaded
+    runs = _pool_inputs([p for _, p, _ in stored], depth)
     qrels = [Qrel(q, d, g) for (q, d), g in store.qrels().items()]
     topics = store.topics()
     cases = build_pool(runs, depth=depth, human_depth=human_depth or None, qrels=qrels, topics=list(topics)).cases
@@ -103,13 +131,12 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: int = 3) -> dict:
     keep = {(c.qid, c.docid) for c in cases}
     stale = store.remove_cases_except(keep)
     store.set_meta("pool", {"depth": depth, "human_depth": human_depth})
-    have_text = store.docids()
     shares = Counter((c.share, c.judged) for c in cases)
     return {
         "depth": depth, "human_depth": human_depth, "pooled": len(cases),
         "holes": sum(1 for c in cases if not c.judged),
         "people": shares[("people", False)], "llm": shares[("llm", False)],
         "judged": sum(1 for c in cases if c.judged),
-        "no_text": sum(1 for c in cases if c.docid not in have_text),
+        "no_text": store.cases_without_text(),
         "changed": changed + stale, "unchanged": unchanged,
     }

@@ -78,3 +78,21 @@ def test_a_running_command_is_not_marked_interrupted(tmp_path):
         s.start_command("judge", {})
         s.reconcile_commands()
         assert [r["status"] for r in s.command_runs()] == ["running"]
+
+
+def test_ctrl_c_records_the_judge_as_interrupted_with_its_spend(server, tmp_path):  # noqa: F811
+    url, _ = server
+    ws = make_ws(tmp_path / "ws")
+    proc = subprocess.Popen([sys.executable, "-m", "qrelkit", "judge", "-w", str(ws), "--method", "debate",
+                             "--model", f"openai:fake@{url}", "--concurrency", "1", "--json"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and _cached(ws)[0] < 2:  # make_ws created the database
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err
+    with Store.open(ws) as s:
+        (run,) = s.command_runs("judge")
+    assert run["status"] == "interrupted"
+    assert run["totals"]["calls"] >= 2

@@ -375,6 +375,8 @@ def test_http_success_cost_and_cache(server):
         "calls": 4,
         "cache_hits": 1,
         "errors": 0,
+        "attempts": 3,  # three requests reached the server; the cache hit sent none
+        "retries": 0,
         "prompt_tokens": 300,
         "completion_tokens": 30,
         "cost_usd": pytest.approx(3 * 120 / 1e6),
@@ -583,3 +585,21 @@ def test_local_model_waits_long_by_default():
     assert make_client("local").timeout == LOCAL_TIMEOUT >= 300
     assert make_client("local", timeout=5).timeout == 5
     assert make_client("openai:m@http://127.0.0.1:9/v1").timeout == 60.0
+
+
+def test_retries_are_counted_as_attempts_beyond_one_per_answered_call():
+    n = {"k": 0}
+
+    def flaky(msgs, params):
+        n["k"] += 1
+        if n["k"] < 3:
+            raise ConnectionError("boom")
+        return {"grade": 3}
+
+    client = Client(ScriptedBackend(flaky), **FAST)
+    run(client.complete(MSGS, schema=SCHEMA))
+    run(client.complete(MSGS, schema=SCHEMA))  # a cache hit: no request, no retry
+    usage = client.usage_dict()
+    assert usage["calls"] == 2
+    assert usage["attempts"] == n["k"] == 3
+    assert usage["retries"] == 2

@@ -8,7 +8,6 @@ document or a quote can never inject markup.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
@@ -16,6 +15,7 @@ from typing import Any, Iterable, Optional
 from markupsafe import Markup, escape
 
 from qrelkit.annotate.settings import AnnotateSettings
+from qrelkit.types import Provenance
 
 # The graded scale (TREC Deep Learning's definitions) and the binary answer task.
 GRADED = (
@@ -132,7 +132,7 @@ def people_label(grade: int, task: str, settings: AnnotateSettings) -> int:
 def parse_history(provenance: Any) -> tuple[Round, ...]:
     """Rounds of a debate from a provenance JSON string (or dict); () when absent or malformed."""
     try:
-        prov = json.loads(provenance) if isinstance(provenance, (str, bytes)) else provenance
+        prov = Provenance.parse(provenance).data if isinstance(provenance, (str, bytes)) else provenance
     except (ValueError, TypeError):
         return ()
     hist = prov.get("history") if isinstance(prov, dict) else None

@@ -13,7 +13,6 @@ a case whose votes were partly excluded re-opens, and opens again to people.
 """
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Optional
 from qrelkit.annotate.content import escalation_history, people_label, task_of, valid_grades
 from qrelkit.annotate.settings import AnnotateSettings
 from qrelkit.store.waiting import PEOPLE_METHOD
+from qrelkit.types import Provenance
 
 METHOD = PEOPLE_METHOD  # the method of people's decided labels
 MAX_COMMENT = 5000
@@ -209,7 +209,7 @@ def _decide_case(store, settings, qid, docid, excluded, now) -> Optional[int]:
     }
     label = people_label(grade, task, settings)
     rationale = f"people: {prov['rule']} of {len(valid)} votes"
-    store.record_decision(qid, docid, label, grade, rationale, json.dumps(prov, sort_keys=True), now)
+    store.record_decision(qid, docid, label, grade, rationale, Provenance(prov).to_json(), now)
     return grade
 
 

@@ -196,7 +196,7 @@ def export(
     as_json: bool = JsonOpt,
 ) -> None:
     """Write the merged qrels: original labels, then people's, then the judge's."""
-    from qrelkit.merge import merge, write_merged
+    from qrelkit.merge import export_merged
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
@@ -209,11 +209,8 @@ def export(
             from qrelkit.judges import parse_spec
 
             method = parse_spec(method).canonical
-        result = merge(store, method=method, model=model)
         with writing(out):
-            side = write_merged(result, out)
-    payload = {"out": str(out), "provenance": str(side), "method": result.method, "model": result.model,
-               **result.counts()}
+            payload = export_merged(store, out, method=method, model=model)
     _emit(payload, as_json, "export")
 
 

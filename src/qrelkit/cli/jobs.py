@@ -188,10 +188,43 @@ def demo(
         result = jobs.fill(workspace, None, auto=True, progress=cb, topics=str(d.topics), docs=str(d.docs),
                            qrels=str(d.qrels), runs=[str(p) for p in d.runs], model=model, method=method)
     rec = jobs.recovered(result.qrels, d.qrels, d.full_qrels)
-    _show(result, as_json, {"recovered": rec})
-    if not as_json:
-        console.print(
-            f"recovered {rec['recovered_relevant']} of {rec['hidden_relevant']} hidden relevant documents "
-            f"({rec['filled']} of {rec['hidden']} hidden labels filled); report: {result.report}",
-            soft_wrap=True, highlight=False,
-        )
+    if result.report:
+        from qrelkit.data import load_qrels
+        from qrelkit.report.report import report_from_workspace
+
+        hidden = ("the demo's full labels (qrels.full.txt)", load_qrels(str(d.full_qrels)).pairs)
+        report_from_workspace(workspace, result.report, reference=hidden)  # Agreement against the hidden labels
+    if as_json:
+        _show(result, as_json, {"recovered": rec})
+        return
+    console.print(demo_story(result, rec, len(d.runs)), soft_wrap=True, highlight=False)
+
+
+def demo_story(result, rec: dict, n_runs: int) -> str:
+    """The demo's closing screen: what happened, in a few plain sentences."""
+    from qrelkit.judges import parse_spec
+
+    judge = parse_spec(result.method).main.name if result.method else "judge"
+    how = {
+        "learned": "the learned judge (a logistic regression over cheap signals — the embedded model's "
+                   "likelihood, MiniLM similarity, BM25, the runs' votes — fitted on the demo's own qrels)",
+        "likelihood": "query likelihood on the embedded model",
+    }.get(judge, f"the {judge} judge")
+    pool, j = result.pool, result.judge
+    lines = [
+        f"qrelkit pooled the top {pool.get('depth', 10)} of {n_runs} runs: {pool.get('pooled', '?')} pairs, "
+        f"{pool.get('holes', '?')} of them holes that nobody had judged.",
+        f"It judged the holes with {how}, on {result.model}: {j.get('relevant', '?')} found relevant"
+        + (f", {j['escalations']} left undecided" if j.get("escalations") else "") + ".",
+    ]
+    if rec.get("hidden_relevant"):
+        bal = rec.get("balanced_accuracy")
+        lines.append(
+            f"The demo had hidden {rec['hidden_relevant']} relevant documents among {rec['hidden']} labels; "
+            f"{rec['recovered_relevant']} of them came back as relevant, {rec['false_relevant']} documents were "
+            "called relevant that are not" + (f" (balanced accuracy {bal:.2f})." if bal is not None else "."))
+    if result.qrels:
+        lines.append(f"The merged qrels are in {result.qrels}.")
+    if result.report:
+        lines.append(f"The report, with agreement against the hidden labels, is {result.report}.")
+    return "\n".join(lines)

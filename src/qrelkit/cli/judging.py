@@ -70,8 +70,10 @@ def judge(
     prefilter: Optional[str] = typer.Option(
         None, "--prefilter", help="Prefilter spec put in front of the method, e.g. 'prefilter(keep=0.95)'."
     ),
-    threshold: int = typer.Option(
-        2, "--threshold", min=1, max=3, help="Binary threshold on grades (graded task)."
+    threshold: str = typer.Option(
+        "auto", "--threshold",
+        help="Graded task: relevant = grade >= THRESHOLD; auto (default) is 1 when the workspace's qrels are "
+        "binary, 2 when they are graded.",
     ),
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Do not read cached answers (they are still written)."
@@ -91,6 +93,7 @@ def judge(
 ) -> None:
     """Judge the workspace's pending cases; re-running resumes where it stopped."""
     from qrelkit.engines import engine_option
+    from qrelkit.evaluate.threshold import parse_threshold
     from qrelkit.judging import JudgingJob, run_job
     from qrelkit.store import Store
 
@@ -101,7 +104,7 @@ def judge(
 
         reference = dict(load_qrels(oracle).pairs)
     job = JudgingJob(method=method, model=model, task=task, share=share, limit=limit, concurrency=concurrency,
-                     budget=budget, prefilter=prefilter, threshold=threshold, read_cache=not no_cache,
+                     budget=budget, prefilter=prefilter, threshold=parse_threshold(threshold), read_cache=not no_cache,
                      oracle=reference, engine=engine_option(engine, ray_address, ray_actors, ray_cpus, ray_gpus))
     job.spec()  # a bad spec or budget is reported before the workspace is opened
     with Store.open(ws) as store, judging_progress() as update:

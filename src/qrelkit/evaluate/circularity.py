@@ -107,3 +107,44 @@ def read_run_meta(path: str | Path) -> dict[str, str]:
         else:
             raise InputError(p, None, f"run {run!r}: expected an object like {{\"model\": \"...\"}}")
     return out
+
+
+# ---- the learned judge's dense signal ------------------------------------------------------------
+# A judge that leans on a dense encoder's similarity (learned(signals=...dense...)) favours runs that
+# rank by a dense encoder's similarity: the same kind of evidence counts twice. Runs are recognised
+# by a marker in their name or model (whole words, or substrings for the longer ones).
+DENSE_WORDS = frozenset({"dense", "dpr", "ance", "tasb", "e5", "bge", "gte", "sbert", "star", "simlm", "ada"})
+DENSE_SUBSTRINGS = ("minilm", "mpnet", "contriever", "colbert", "tas-b", "sentence-transformers",
+                    "cocondenser", "retromae", "repllama", "embedding")
+
+
+def is_dense_run(name: str, model: str = "") -> bool:
+    text = f"{name} {model}".lower()
+    words = set(re.findall(r"[a-z0-9]+", text))
+    return bool(words & DENSE_WORDS) or any(s in text for s in DENSE_SUBSTRINGS)
+
+
+@dataclass(frozen=True)
+class DenseSignalWarning:
+    run: str
+    run_model: str
+    judge_method: str
+
+    def message(self) -> str:
+        what = f"{self.run} ({self.run_model})" if self.run_model else self.run
+        return (f"run {what} looks like a dense retriever, and the judge {self.judge_method} uses dense-embedding "
+                "similarity as a signal: its gains under these labels may be circular (judge with "
+                "learned(signals=pmi+ql+lexical+pool) to leave the dense signal out)")
+
+
+def dense_signal_warnings(runs: Mapping[str, str], judge_methods: Iterable[str]) -> tuple[DenseSignalWarning, ...]:
+    """``runs``: run name -> model ('' when unknown); ``judge_methods``: canonical method specs."""
+    dense_judges = sorted({m for m in judge_methods if m.startswith("learned") and _uses_dense(m)})
+    if not dense_judges:
+        return ()
+    return tuple(DenseSignalWarning(r, m, dense_judges[0]) for r, m in sorted(runs.items()) if is_dense_run(r, m))
+
+
+def _uses_dense(method: str) -> bool:
+    m = re.search(r"signals=([\w+]+)", method)
+    return m is None or "dense" in m.group(1).split("+")  # learned's default signals include dense

@@ -152,38 +152,28 @@ class PreparedRuns:
     runs: tuple[Any, ...]
     _cache: dict = field(default_factory=dict, repr=False)
 
-    def dicts(self, cutoff: Optional[int], topics: Optional[frozenset[str]] = None) -> list[dict]:
-        """Each run as ``{qid: {docid: score}}`` for its top ``cutoff`` (all when None)."""
-        key = cutoff
-        if key not in self._cache:
-            self._cache[key] = [
-                {q: _ordered(entries[:cutoff]) for q, entries in r.by_topic.items()}
-                for r in self.runs
+    def docids(self) -> list[dict[str, tuple[str, ...]]]:
+        """Each run as ``{qid: docids in trec_eval order}`` (cached)."""
+        if "docids" not in self._cache:
+            self._cache["docids"] = [
+                {q: tuple(e.docid for e in entries) for q, entries in r.by_topic.items()} for r in self.runs
             ]
-        full = self._cache[key]
-        if topics is None:
-            return full
-        return [{q: d for q, d in r.items() if q in topics} for r in full]
+        return self._cache["docids"]
 
-    def condensed(self, cutoff: Optional[int], pairs: Mapping[Pair, int], topics: frozenset[str]) -> list[dict]:
-        """Judged-only lists: unjudged documents removed *before* truncation."""
-        out = []
-        for r in self.runs:
-            d = {}
-            for q, entries in r.by_topic.items():
-                if q not in topics:
-                    continue
-                kept = [e for e in entries if (q, e.docid) in pairs]
-                d[q] = _ordered(kept[:cutoff])
-            out.append(d)
-        return out
+    def dicts_of(self, index: int, cutoff: Optional[int], topics: frozenset[str]) -> dict:
+        """Run ``index`` as pytrec_eval input for its top ``cutoff``, restricted to
+        ``topics``; the conversion per cut-off is cached for later qrels versions."""
+        key = ("dicts", cutoff)
+        if key not in self._cache:
+            self._cache[key] = [{q: _ordered(d[:cutoff]) for q, d in r.items()} for r in self.docids()]
+        return {q: d for q, d in self._cache[key][index].items() if q in topics and d}
 
 
-def _ordered(entries: Sequence[Any]) -> dict[str, float]:
+def _ordered(docids: Sequence[str]) -> dict[str, float]:
     """``{docid: score}`` where the score is the negated position: ir_measures'
     providers break score ties differently (pytrec_eval by docid, the MS MARCO
     RR provider otherwise), so they are handed the trec_eval order, tie-free."""
-    return {e.docid: float(-i) for i, e in enumerate(entries)}
+    return {d: float(-i) for i, d in enumerate(docids)}
 
 
 def prepare_runs(runs: Sequence[Any]) -> PreparedRuns:
@@ -196,6 +186,65 @@ def prepare_runs(runs: Sequence[Any]) -> PreparedRuns:
     return PreparedRuns(names, tuple(runs))
 
 
+class VersionScorer:
+    """The ir_measures evaluators of one qrels version, one per cut-off group,
+    built once and applied to one run at a time: scoring streams runs, so that
+    memory holds one run, not all of them (issue 19)."""
+
+    def __init__(
+        self, qrels: Mapping[Pair, int], specs: Sequence[MeasureSpec], judged_only: bool = False,
+        topics: Optional[Sequence[str]] = None,
+    ):
+        import ir_measures
+
+        self.pairs = as_pairs(qrels)
+        qd = qrels_dict(self.pairs)
+        self.topics = tuple(sorted(topics if topics is not None else qd))
+        self.topic_set = frozenset(self.topics)
+        qd = {q: v for q, v in qd.items() if q in self.topic_set}
+        self.t_index = {q: i for i, q in enumerate(self.topics)}
+        self.specs = tuple(specs)
+        self.judged_only = judged_only
+        groups: dict[Optional[int], list[int]] = {}
+        for i, sp in enumerate(self.specs):
+            groups.setdefault(sp.cutoff, []).append(i)
+        self.groups = [
+            (cutoff, ir_measures.evaluator([self.specs[i].measure for i in idx], qd),
+             {self.specs[i].measure: i for i in idx})  # iter_calc hands back these objects
+            for cutoff, idx in groups.items()
+        ]
+
+    def run_dict(self, docids: Mapping[str, Sequence[str]], cutoff: Optional[int]) -> dict:
+        """``{qid: {docid: -position}}`` of the topics scored, top ``cutoff``
+        (of the judged documents only, for condensed lists)."""
+        out = {}
+        for q, docs in docids.items():
+            if q not in self.topic_set:
+                continue
+            if self.judged_only:
+                docs = [d for d in docs if (q, d) in self.pairs]
+            if docs:  # pytrec_eval rejects empty rankings
+                out[q] = _ordered(docs[:cutoff])
+        return out
+
+    def score(self, docids: Mapping[str, Sequence[str]], dicts: Optional[dict] = None) -> np.ndarray:
+        """``[measure, topic]`` scores of one run given as ``{qid: docids in trec_eval order}``;
+        ``dicts`` may hold already converted run dicts per cut-off."""
+        values = np.zeros((len(self.specs), len(self.topics)))
+        for cutoff, evaluator, m_index in self.groups:
+            rd = dicts[cutoff] if dicts is not None else self.run_dict(docids, cutoff)
+            if not rd:
+                continue
+            for metric in evaluator.iter_calc(rd):
+                ti = self.t_index.get(metric.query_id)
+                mi = m_index.get(metric.measure)
+                if mi is None:  # equal but not identical measure: compare by name
+                    mi = {str(k): v for k, v in m_index.items()}.get(str(metric.measure))
+                if ti is not None and mi is not None:
+                    values[mi, ti] = metric.value
+        return values
+
+
 def evaluate_runs(
     runs: Sequence[Any] | PreparedRuns,
     qrels: Mapping[Pair, int],
@@ -206,37 +255,16 @@ def evaluate_runs(
     topics: Optional[Sequence[str]] = None,
 ) -> TopicScores:
     """Score every run on every topic of ``qrels`` (or of ``topics``) with ir_measures."""
-    import ir_measures
-
     prepared = prepare_runs(runs)
-    specs = _specs(measures, threshold)
-    pairs = as_pairs(qrels)
-    qd = qrels_dict(pairs)
-    topic_list = tuple(sorted(topics if topics is not None else qd))
-    topic_set = frozenset(topic_list)
-    qd = {q: v for q, v in qd.items() if q in topic_set}
-    t_index = {q: i for i, q in enumerate(topic_list)}
-    values = np.zeros((len(specs), len(prepared.names), len(topic_list)))
-    groups: dict[Optional[int], list[int]] = {}
-    for i, s in enumerate(specs):
-        groups.setdefault(s.cutoff, []).append(i)
-    for cutoff, idx in groups.items():
-        evaluator = ir_measures.evaluator([specs[i].measure for i in idx], qd)
-        m_index = {str(specs[i].measure): i for i in idx}
-        run_dicts = (
-            prepared.condensed(cutoff, pairs, topic_set) if judged_only else prepared.dicts(cutoff, topic_set)
-        )
-        for s, rd in enumerate(run_dicts):
-            rd = {q: d for q, d in rd.items() if d}  # pytrec_eval rejects empty rankings
-            if not rd:
-                continue
-            for metric in evaluator.iter_calc(rd):
-                ti = t_index.get(metric.query_id)
-                mi = m_index.get(str(metric.measure))
-                if ti is not None and mi is not None:
-                    values[mi, s, ti] = metric.value
+    scorer = VersionScorer(qrels, _specs(measures, threshold), judged_only, topics)
+    values = np.zeros((len(scorer.specs), len(prepared.names), len(scorer.topics)))
+    for s, docids in enumerate(prepared.docids()):
+        dicts = None
+        if not judged_only:
+            dicts = {c: prepared.dicts_of(s, c, scorer.topic_set) for c, _, _ in scorer.groups}
+        values[:, s, :] = scorer.score(docids, dicts)
     return TopicScores(
-        label, prepared.names, topic_list, tuple(s.key for s in specs), values, threshold, judged_only
+        label, prepared.names, scorer.topics, tuple(sp.key for sp in scorer.specs), values, threshold, judged_only
     )
 
 
@@ -253,6 +281,38 @@ def evaluate_versions(
     return tuple(
         evaluate_runs(prepared, q, specs, threshold, judged_only, label=name) for name, q in versions
     )
+
+
+def evaluate_stream(
+    rankings: Iterable[Any],
+    versions: Sequence[tuple[str, Mapping[Pair, int]]],
+    measures: Iterable[str] | Sequence[MeasureSpec] = DEFAULT_MEASURES,
+    threshold: int = DEFAULT_THRESHOLD,
+    judged_only: bool = False,
+) -> tuple[TopicScores, ...]:
+    """Every run under every qrels version, reading runs one at a time.
+
+    ``rankings`` yields objects with ``.name`` and ``.docids`` (``{qid: docids in
+    trec_eval order}``, see :mod:`qrelkit.data.rankings`); a run is scored under
+    all versions and dropped before the next is read, so memory is one run plus
+    the scores. Run names must be unique (settle them before, or rename after)."""
+    specs = _specs(measures, threshold)
+    scorers = [(label, VersionScorer(q, specs, judged_only)) for label, q in versions]
+    names: list[str] = []
+    columns: list[list[np.ndarray]] = [[] for _ in scorers]
+    for ranking in rankings:
+        names.append(ranking.name)
+        for col, (_, scorer) in zip(columns, scorers):
+            col.append(scorer.score(ranking.docids))
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise UsageError(f"several runs are named {', '.join(dup)}; run names must be unique")
+    out = []
+    for col, (label, scorer) in zip(columns, scorers):
+        values = np.stack(col, axis=1) if col else np.zeros((len(specs), 0, len(scorer.topics)))
+        out.append(TopicScores(label, tuple(names), scorer.topics, tuple(sp.key for sp in specs), values,
+                               threshold, judged_only))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ def register(cls: type[Judge]) -> type[Judge]:
 
 def _load() -> None:
     # importing the modules registers them (idempotent; cheap after the first time)
-    from qrelkit.judges import confidence, debate, icl, likelihood, narrative, prefilter, zeroshot  # noqa: F401
+    from qrelkit.judges import confidence, debate, icl, learned, likelihood, narrative, prefilter, zeroshot  # noqa: F401
 
 
 def build(spec: JudgeSpec | str, defer_adjudication: bool = False) -> Judge:

@@ -12,6 +12,11 @@ made permanent, a kept irrelevant one only costs the main judge's calls.
   pairs are recorded (``calibration``). Without labelled pairs the threshold
   is 0 (drop only documents that make the query *less* likely than no
   document at all).
+- ``by=learned``: the probability of the learned judge's combination of cheap
+  signals (:mod:`.learned`; ``signals=`` as there), fitted on the labelled
+  pairs; the drop threshold keeps ``keep`` of the labelled relevant pairs, as
+  with ``by=likelihood``. Without labelled pairs of both classes nothing is
+  dropped (the note says so): the filter never drops on a guess.
 - ``by=llm``: one short call asking whether the document could be relevant
   at all (the prompt says "when in doubt, say possibly relevant"); ``keep``
   is not used. A failed call keeps the case — the filter never decides on a
@@ -31,6 +36,7 @@ from typing import Any, Sequence
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, number, register
 from qrelkit.judges.base import DROPPED, ChainJudge, Judge, JudgeInput, Meter, Verdict
+from qrelkit.judges.learned import DEFAULT_SIGNALS, SignalModel, signals_param
 from qrelkit.judges.likelihood import Scorer, recall_threshold, score_labelled
 from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
 
@@ -46,10 +52,11 @@ SCHEMA = {
 class Prefilter(ChainJudge):
     NAME = "prefilter"
     PARAMS = {
-        "by": Param("likelihood", choice("likelihood", "llm"), "how to score cases"),
+        "by": Param("likelihood", choice("likelihood", "learned", "llm"), "how to score cases"),
         "keep": Param(0.95, number(0.0, 1.0), "recall of labelled relevant pairs to keep (by=likelihood)"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
         "calib": Param(200, integer(10), "at most this many labelled pairs for calibration"),
+        "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined (by=learned)", omit_default=True),
     }
 
     def __init__(self, spec: Any, then: Judge):
@@ -60,14 +67,31 @@ class Prefilter(ChainJudge):
         self.doc_tokens: int = spec["doc_tokens"]
         self.calib_n: int = spec["calib"]
         self.scorer = Scorer(self.doc_tokens) if self.by == "likelihood" else None
+        self.learned = SignalModel(spec["signals"], self.doc_tokens) if self.by == "learned" else None
         self.threshold: float = 0.0
         self.calibration: dict = {}
-        own = frozenset({SCORE}) if self.by == "likelihood" else frozenset({CHAT, JSON_SCHEMA})
+        own = {"likelihood": frozenset({SCORE}), "learned": frozenset()}.get(self.by, frozenset({CHAT, JSON_SCHEMA}))
         self.requires = own | then.requires
 
     @property
     def needs_labels(self) -> bool:
-        return self.by == "likelihood" or self.then.needs_labels
+        return self.by in ("likelihood", "learned") or self.then.needs_labels
+
+    @property
+    def learns(self) -> bool:
+        return self.by == "learned" or self.then.learns
+
+    async def learn(self, context: Any, client: Any) -> Any:
+        """by=learned: resolve the signals against the workspace; then the main judge's own learning."""
+        from qrelkit.judges.labels import Learned
+
+        out = Learned()
+        if self.learned is not None:
+            out = Learned(info={"prefilter_signals": await self.learned.resolve(context.store, client)})
+        if self.then.learns:
+            inner = await self.then.learn(context, client) or Learned()
+            out = dataclasses.replace(inner, info={**out.info, **inner.info})
+        return out
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         own = ("likelihood",) if self.by == "likelihood" else ("prefilter", f"task_{task_name}")
@@ -75,6 +99,9 @@ class Prefilter(ChainJudge):
 
     async def prepare(self, labelled: Sequence[tuple[JudgeInput, int]], client: Any) -> dict:
         out: dict = {}
+        if self.learned is not None:
+            self.calibration = await self._fit_learned(labelled)
+            out["prefilter"] = self.calibration
         if self.by == "likelihood":
             if labelled:
                 scores, labels, meter = await score_labelled(self.scorer, labelled, client)
@@ -103,8 +130,29 @@ class Prefilter(ChainJudge):
             out["judge"] = inner
         return out
 
+    async def _fit_learned(self, labelled: Sequence[tuple[JudgeInput, int]]) -> dict:
+        pairs = [(inp.case.qid, inp.case.docid) for inp, _ in labelled]
+        labels = [int(y) for _, y in labelled]
+        probs = await self.learned.fit(pairs, labels)
+        if probs is None:
+            self.threshold = float("-inf")
+            return {"n": len(labels), "threshold": None, "note": "no labelled pairs of both classes; nothing dropped",
+                    **self.learned.summary()}
+        ok = [(p, y) for p, y in zip(probs, labels) if p is not None]
+        self.threshold = recall_threshold([p for p, _ in ok], [y for _, y in ok], self.keep)
+        rel = sum(y for _, y in ok)
+        kept = [p >= self.threshold for p, _ in ok]
+        return {"n": len(ok), "relevant": rel, "keep": self.keep, "threshold": round(self.threshold, 6),
+                "recall": round(sum(k for k, (_, y) in zip(kept, ok) if y) / rel, 4),
+                "dropped_share": round(1 - sum(kept) / len(kept), 4), **self.learned.summary()}
+
     async def _check(self, inp: JudgeInput, client: Any, meter: Meter) -> tuple[bool, dict]:
         """(keep?, provenance entry)."""
+        if self.learned is not None:
+            p = await self.learned.probability((inp.case.qid, inp.case.docid))
+            info = {"by": "learned", "score": p, "threshold": self.threshold, "keep": self.keep,
+                    "calibration": self.calibration}
+            return p is None or p >= self.threshold, info
         if self.scorer is not None:
             s, tr = await self.scorer.score(inp, client, meter)
             info = {
@@ -148,6 +196,8 @@ class Prefilter(ChainJudge):
             why = (
                 f"prefilter: query likelihood gain {info['score']:+.3f} < {self.threshold:+.3f}"
                 if self.scorer is not None
+                else f"prefilter: P(relevant) {info['score']:.3f} < {self.threshold:.3f} from cheap signals"
+                if self.learned is not None
                 else "prefilter: the model says it cannot be relevant"
             )
             return Verdict(

@@ -155,7 +155,7 @@ async def arun_judging(
     concurrency: int = 8,
     budget: Optional[str | Budget] = None,
     progress: Optional[Callable[[ProgressUpdate], None]] = None,
-    threshold: int = 2,
+    threshold: int | str = "auto",
     cases: Optional[Sequence[Case]] = None,
     oracle: Optional[Mapping[Pair, int]] = None,
 ) -> JudgeSummary:
@@ -203,6 +203,9 @@ async def arun_judging(
             if oracle is not None:
                 answer_from_oracle(store, selected, method, model, oracle)
         status = "done"
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        status = "interrupted"  # stopped by the user, not a failure: `status` says so
+        raise
     finally:
         used: Usage = client.usage - record.usage0
         summary = summarise(
@@ -223,7 +226,7 @@ def run_judging(
     concurrency: int = 8,
     budget: Optional[str | Budget] = None,
     progress: Optional[Callable[[ProgressUpdate], None]] = None,
-    threshold: int = 2,
+    threshold: int | str = "auto",
     cases: Optional[Sequence[Case]] = None,
     oracle: Optional[Mapping[Pair, int]] = None,
 ) -> JudgeSummary:

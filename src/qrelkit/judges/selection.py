@@ -16,11 +16,16 @@ from qrelkit.types import Case
 SHARES = ("llm", "people", "all", "judged")
 
 
-def resolve_task(store: Any, task: str = "auto", threshold: int = 2) -> Task:
+def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") -> Task:
     """``auto``, the one rule of every command: new labels must be on the collection's
     own scale, so a graded collection (some grade > 1) gets the graded task even
     when its topics carry answers; otherwise the answer task when every topic has
-    answers, else graded (whose binary label is what merge writes)."""
+    answers, else graded (whose binary label is what merge writes).
+
+    The binary threshold of the graded task is resolved against the workspace's
+    qrels like every measure's (:mod:`qrelkit.evaluate.threshold`): on a binary
+    collection an LLM grade of 1 is relevant, as the collection's own 1s are;
+    a fixed 2 would write every such pair as non-relevant."""
     if task == "auto":
         grades = set(store.qrels().values())
         topics = store.topics()
@@ -32,7 +37,10 @@ def resolve_task(store: Any, task: str = "auto", threshold: int = 2) -> Task:
         raise UsageError(
             "--task answer needs answers for every topic; the workspace has topics without answers"
         )
-    return Task(task, threshold)
+    from qrelkit.evaluate.threshold import resolve_threshold  # the measures' one rule
+
+    resolved = resolve_threshold(threshold, store.qrels(), "the workspace's qrels")
+    return Task(task, resolved.value)
 
 
 def select_cases(store: Any, share: str = "llm", limit: Optional[int] = None) -> list[Case]:

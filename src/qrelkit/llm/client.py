@@ -52,6 +52,7 @@ from qrelkit.llm.prices import PriceSpec, resolve_prices
 log = logging.getLogger(__name__)
 RETRY_AFTER_CAP = 300.0
 ANSWERED, HIT, FAILED = Usage(calls=1), Usage(calls=1, cache_hits=1), Usage(calls=1, errors=1)
+ATTEMPT = Usage(attempts=1)  # one request sent to the backend
 CORRECTIVE = "Your previous reply was not valid JSON for the schema; answer with only the JSON object."
 
 
@@ -194,7 +195,8 @@ class Client:
         return self._usage
 
     def usage_dict(self) -> dict:
-        return {**self._usage.as_dict(), "errors": self._usage.errors}
+        u = self._usage
+        return {**u.as_dict(), "errors": u.errors, "attempts": u.attempts, "retries": u.retries}
 
     async def aclose(self) -> None:
         await self.backend.aclose()
@@ -262,6 +264,7 @@ class Client:
             retry_after: Optional[float] = None
             retryable = True
             await self._limits(estimate)
+            self._usage += ATTEMPT
             async with self._sem:
                 t0 = time.perf_counter()
                 try:

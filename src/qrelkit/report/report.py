@@ -19,7 +19,7 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -348,13 +348,14 @@ def report_from_workspace(
     orders: int = 10,
     seed: int = 0,
     threshold: Union[str, int] = "auto",
+    reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None,
 ) -> ReportFiles:
     """:func:`report_from_store` on a workspace folder (``qrelkit report``)."""
     from qrelkit.store import Store
 
     with Store.open(workspace) as store:
         return report_from_store(store, out, measure=measure, depth=depth, orders=orders, seed=seed,
-                                 threshold=threshold)
+                                 threshold=threshold, reference=reference)
 
 
 def report_from_store(
@@ -366,11 +367,14 @@ def report_from_store(
     orders: int = 10,
     seed: int = 0,
     threshold: Union[str, int] = "auto",
+    reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None,
 ) -> ReportFiles:
     """Gather an open workspace's state (original and merged qrels, runs, judgments,
     costs, narratives) into a report. The "after" qrels are ``merged_result``
     (what a job just merged), else a fresh merge (original + human + the latest
-    judge's labels, see :mod:`qrelkit.merge`)."""
+    judge's labels, see :mod:`qrelkit.merge`). ``reference`` = (name, labels): the
+    judges' agreement is measured against these labels (the demo's hidden ones)
+    instead of the original qrels."""
     from qrelkit.merge import merge
 
     notes: list[str] = []
@@ -402,14 +406,14 @@ def report_from_store(
     circ: tuple = ()
     if runs:
         from qrelkit.evaluate.saturation import hole_rates, pool_growth
-        from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_versions, prepare_runs
+        from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_stream
 
-        prepared = prepare_runs(runs)
         measures = list(DEFAULT_MEASURES) + ([measure] if measure not in DEFAULT_MEASURES else [])
         version_list = [("original", original), ("merged", merged)] if original else [("merged", merged)]
         if original or merged:
-            versions = evaluate_versions(prepared, version_list, measures, threshold)
-            if len(versions) == 2 and len(prepared.names) >= 2:
+            # streamed: one run's pytrec_eval input at a time, not every run's per cut-off (benchmarks/scale.py)
+            versions = evaluate_stream(_rankings(runs), version_list, measures, threshold)
+            if len(versions) == 2 and len(runs) >= 2:
                 from qrelkit.evaluate.compare import compare_versions
 
                 comparison = compare_versions(versions[0], versions[1], measure, seed=seed)
@@ -419,15 +423,23 @@ def report_from_store(
             holes = hole_rates(runs, original, merged, depth, threshold)
         if merged:
             growth = pool_growth(runs, original, merged, depth, orders, seed, threshold)
-        from qrelkit.evaluate.circularity import circularity_warnings
+        from qrelkit.evaluate.circularity import circularity_warnings, dense_signal_warnings
 
         run_models = {n: str(m.get("model")) for n, _, m in run_rows if isinstance(m, dict) and m.get("model")}
         judges = sorted({j.model for j in judgments if j.source != "human" and j.model})
         circ = circularity_warnings(run_models, judges)
+        methods = {j.method for j in judgments if j.source != "human"}
+        circ += dense_signal_warnings({n: run_models.get(n, "") for n, _, _ in run_rows}, methods)
 
     agreements: tuple = ()
     reference_name = ""
-    if judgments and original:
+    if judgments and reference:
+        from qrelkit.evaluate.agreement import judgments_agreement
+
+        agreements = tuple(a for a in judgments_agreement(
+            [j for j in judgments if j.source != "human"], dict(reference[1]), threshold) if a.overall.pairs)
+        reference_name = reference[0]
+    if judgments and original and not agreements:
         from qrelkit.evaluate.agreement import judgments_agreement
 
         agreements = tuple(a for a in judgments_agreement(judgments, original, threshold) if a.overall.pairs)
@@ -472,6 +484,13 @@ def _version() -> str:
     from qrelkit import __version__
 
     return __version__
+
+
+def _rankings(runs: Sequence[Any]):
+    from qrelkit.data.rankings import Ranking
+
+    for r in runs:
+        yield Ranking(r.name, r.path, {q: tuple(e.docid for e in es) for q, es in r.by_topic.items()}, r.tags)
 
 
 def _workspace_runs(run_rows: Sequence[tuple], notes: list[str]) -> list:

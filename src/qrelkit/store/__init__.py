@@ -23,6 +23,7 @@ from qrelkit.store.llm_calls import LLMCallStore
 from qrelkit.store.narratives import NarrativeStore
 from qrelkit.store.rag import RagStore
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
+from qrelkit.store.signals import SignalStore
 from qrelkit.store.tasks import AttentionItem, Candidate, Task, TaskStore
 from qrelkit.store.votes import (
     AttentionVote,
@@ -43,6 +44,7 @@ class Store(
     LLMCallStore,
     CommandStore,
     NarrativeStore,
+    SignalStore,
     AnnotatorStore,
     TaskStore,
     VoteStore,

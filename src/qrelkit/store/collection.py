@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple, Optional
+from typing import Any, Iterable, Iterator, NamedTuple, Optional
 
 from qrelkit.types import Case, Doc, Qrel, Topic
 
@@ -100,6 +100,14 @@ class CollectionStore:
     def docids(self) -> set[str]:
         return {d for (d,) in self.query("SELECT docid FROM docs")}
 
+    def cases_without_text(self) -> int:
+        """Pooled cases whose document has no text here: counted in SQL, because
+        reading every docid of a million-document corpus into a set cost
+        ~100 MB and most of `pool`'s time (benchmarks/scale.py)."""
+        return self.scalar(
+            "SELECT COUNT(*) FROM cases c WHERE NOT EXISTS (SELECT 1 FROM docs d WHERE d.docid = c.docid)"
+        )
+
     def doc_count(self) -> int:
         return self.scalar("SELECT COUNT(*) FROM docs")
 
@@ -116,6 +124,10 @@ class CollectionStore:
 
     def qrels(self) -> dict[Pair, int]:
         return {(q, d): g for q, d, g in self.query("SELECT qid, docid, grade FROM qrels")}
+
+    def iter_qrels(self) -> Iterator[tuple[str, str, int]]:
+        """``(qid, docid, grade)`` in (qid, docid) order, streamed (see :meth:`iter_query`)."""
+        return self.iter_query("SELECT qid, docid, grade FROM qrels ORDER BY qid, docid")
 
     def max_qrel_grade(self) -> Optional[int]:
         """The largest grade of the qrels (None when there are none): tells binary from graded."""

@@ -130,6 +130,19 @@ class StoreCore:
         with self._lock:
             return self._conn.execute(sql, tuple(params)).fetchall()
 
+    def iter_query(self, sql: str, params: Iterable[Any] = (), chunk: int = 5000) -> Iterator[tuple]:
+        """Rows streamed from one cursor, ``chunk`` at a time: for reads too
+        large to hold at once (exporting 10^6 labels). Do not write to the
+        store while iterating."""
+        with self._lock:
+            cur = self._conn.execute(sql, tuple(params))
+        while True:
+            with self._lock:
+                rows = cur.fetchmany(chunk)
+            if not rows:
+                return
+            yield from rows
+
     def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
         """One write statement in its own (or the open) transaction; returns rows changed."""
         with self.transaction() as c:

@@ -6,7 +6,7 @@ duplicates; an ``error`` row is retried by the next run of its method.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, NamedTuple, Optional
+from typing import Any, Iterable, Iterator, NamedTuple, Optional
 
 from qrelkit.store.core import now
 from qrelkit.store.waiting import PEOPLE_METHOD
@@ -71,6 +71,19 @@ class JudgmentStore:
                 params.append(val)
         sql += " ORDER BY qid, docid, method, model"
         return [_judgment_row(r) for r in self.query(sql, params)]
+
+    def iter_judgments(
+        self, method: str, model: Optional[str] = None, source: Optional[str] = None
+    ) -> Iterator[Judgment]:
+        """One method's judgments (of one model, unless None) in (qid, docid, model)
+        order, streamed: the primary key's order, so SQLite neither sorts nor holds them."""
+        sql = f"SELECT {_JCOLS} FROM judgments WHERE method=?"
+        params: list[Any] = [method]
+        for col, val in (("model", model), ("source", source)):
+            if val is not None:
+                sql += f" AND {col}=?"
+                params.append(val)
+        return (_judgment_row(r) for r in self.iter_query(sql + " ORDER BY qid, docid, method, model", params))
 
     def judged_pairs(self, method: str, model: str) -> set[Pair]:
         """Pairs this (method, model) has finished (anything but an error, which is retried)."""

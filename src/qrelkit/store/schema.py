@@ -91,6 +91,12 @@ MIGRATIONS: list[str] = [
         completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0,
         created_at REAL NOT NULL, PRIMARY KEY (system, qid, generator, grader));
     """,
+    # 4 (signals): cached values of the cheap relevance signals (qrelkit.signals)
+    """
+    CREATE TABLE signal_values (
+        signal TEXT NOT NULL, version TEXT NOT NULL, qid TEXT NOT NULL, docid TEXT NOT NULL,
+        value TEXT NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (signal, version, qid, docid));
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

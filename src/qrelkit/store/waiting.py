@@ -12,8 +12,9 @@ app's task queue:
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+
+from qrelkit.types import Provenance
 
 Pair = tuple[str, str]
 
@@ -29,7 +30,7 @@ def wants_people(status: str, provenance: str) -> bool:
     if status != "escalate":
         return False
     try:
-        budget = json.loads(provenance or "{}").get("budget") or {}
+        budget = Provenance.parse(provenance).budget or {}
     except (ValueError, AttributeError):
         return True
     return bool(budget.get("for_people", True))

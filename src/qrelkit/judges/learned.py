@@ -1,0 +1,273 @@
+"""A judge that learns from people's labels over several cheap relevance signals.
+
+Why: out of the box (no server, no GPU) the embedded model's likelihood alone reaches a balanced
+accuracy of about 0.60 on LLMJudge-style data; no single cheap signal does much better, but a
+logistic regression over several, fitted on a couple of hundred people's labels, does
+(``benchmarks/embedded.py`` has the figures). ``learned(signals=pmi+ql+dense+lexical+pool,
+calib=200)``:
+
+1. learn: before the first case, the signals are resolved against the workspace; any that
+   cannot be computed (no runs -> no ``pool``; a model that cannot score -> no ``pmi``/``ql``;
+   no weights package -> no ``dense``) is dropped, and the summary and every provenance say so.
+   With ``per_topic=true`` the signals of every case of the selected topics are computed up
+   front and each feature becomes a z-score within its topic (:mod:`qrelkit.signals.combine`).
+2. score: one signal vector per case (cached in the workspace per signal and pair).
+3. decide, batch by batch, exactly as ``confidence`` does (the runner's ``BatchJudge`` hook): a
+   class-balanced logistic regression over standardised features is refitted on every human
+   label available so far — the original qrels (``fill``), the people's share (``build``),
+   people's verdicts as they arrive, and, in simulation, the answers to earlier escalations;
+   labels outside the selection are a seeded sample of at most ``calib`` pairs. Within the
+   budget (``budget=0`` by default: decide everything; ``budget=12.5%`` or a count), the cases
+   whose probability is closest to 0.5 are escalated (reason ``uncertain``); the rest are
+   labelled (relevant when P >= 0.5).
+
+With fewer than two labels of either class nothing can be fitted, and every case is an
+``error`` verdict that says so (it waits for people): a label is never guessed.
+
+Grades: the graded task gets its binary decision written as a grade (``task.threshold`` when
+relevant, else 0), as the likelihood and confidence judges do.
+
+Provenance key ``learned`` = ``{"signals": {column: value}, "probability", "combination":
+{"columns", "coef", "intercept", "mean", "scale", "per_topic", "n", "relevant"}, "dropped":
+[{"name", "reason"}], "versions": {signal: version}, "batch", "budget", "cap", "allowance"}``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from qrelkit import prompts, signals
+from qrelkit.judges import Param, boolean, integer, register
+from qrelkit.judges.base import AUTO, ERROR, ESCALATE, BatchJudge, JudgeInput, Verdict
+from qrelkit.judges.budget import Budget
+from qrelkit.judges.calibration import allowance, uncertain_first
+from qrelkit.judges.confidence import budget_param
+from qrelkit.llm.base import Usage
+from qrelkit.signals import combine
+
+DEFAULT_SIGNALS = "pmi+ql+dense+lexical+pool"
+
+
+def signals_param(text: str) -> str:
+    return "+".join(signals.parse_signals(text))
+
+
+class SignalModel:
+    """The signals of one judge resolved against a workspace, and a combination fitted on labels.
+
+    Shared by the ``learned`` judge and ``prefilter(by=learned)``."""
+
+    def __init__(self, names: str, doc_tokens: int):
+        self.names = tuple(names.split("+"))
+        self.doc_tokens = doc_tokens
+        self.ctx: Optional[signals.SignalContext] = None
+        self.active: tuple[signals.Signal, ...] = ()
+        self.columns: tuple[str, ...] = ()
+        self.dropped: tuple[signals.Dropped, ...] = ()
+        self.versions: dict[str, str] = {}
+        self.model: Optional[combine.Combination] = None
+
+    async def resolve(self, store: Any, client: Any) -> dict:
+        """Which signals can be computed here; the others are dropped, with the reason."""
+        self.ctx = signals.context_from_store(store, client=client, doc_tokens=self.doc_tokens)
+        active, dropped, cols = [], [], []
+        for name in self.names:
+            sig = signals.build(name)
+            why = sig.unavailable(self.ctx)
+            if why:
+                dropped.append(signals.Dropped(name, why))
+                continue
+            active.append(sig)
+            self.versions[name] = sig.version(self.ctx)
+            cols += [f"{name}.{f}" if len(sig.FEATURES) > 1 else name for f in sig.FEATURES]
+        self.active, self.dropped, self.columns = tuple(active), tuple(dropped), tuple(cols)
+        return {"signals": list(self.columns), "dropped": self.dropped_list()}
+
+    async def vectors(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        if self.ctx is None:
+            raise RuntimeError("signals used before resolve(); run the judge through the judging runner")
+        blocks = [await signals.values(sig, pairs, self.ctx) for sig in self.active]
+        return np.hstack(blocks) if blocks else np.zeros((len(pairs), 0))
+
+    async def fit(self, pairs: Sequence[tuple[str, str]], labels: Sequence[int]) -> Optional[list[Optional[float]]]:
+        """Fit on labelled pairs; their fitted probabilities, or None when nothing can be fitted."""
+        x = await self.vectors(pairs)
+        keep = np.isfinite(x).any(axis=1) if x.shape[1] else np.zeros(len(pairs), bool)
+        self.model = combine.fit(x[keep], np.asarray(labels)[keep], self.columns)
+        if self.model is None:
+            return None
+        p = self.model.probabilities(x)
+        return [None if not np.isfinite(v) else float(v) for v in p]
+
+    async def probability(self, pair: tuple[str, str]) -> Optional[float]:
+        if self.model is None:
+            return None
+        p = float(self.model.probabilities(await self.vectors([pair]))[0])
+        return None if np.isnan(p) else p
+
+    def dropped_list(self) -> list[dict]:
+        return [{"name": d.name, "reason": d.reason} for d in self.dropped]
+
+    def summary(self) -> dict:
+        return {"combination": self.model.as_dict() if self.model else None, "dropped": self.dropped_list()}
+
+
+@dataclass(frozen=True)
+class LearnedScore:
+    """One pair's signal vector (NaN where a value could not be computed)."""
+
+    qid: str
+    x: tuple[float, ...]
+    error: Optional[str] = None
+    info: dict = field(default_factory=dict, hash=False)
+    usage: Usage = Usage()  # the signals' LLM calls are counted by the client, not per pair
+
+    @property
+    def usable(self) -> bool:
+        return self.error is None and any(np.isfinite(self.x))
+
+
+@register
+class LearnedJudge(BatchJudge):
+    NAME = "learned"
+    PARAMS = {
+        "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined, joined by + (see qrelkit.signals)"),
+        "calib": Param(200, integer(0), "at most this many labelled pairs outside the selection to fit on"),
+        "budget": Param(Budget(0, False), budget_param, "cases people may get: P% of the selection or N"),
+        "per_topic": Param(False, boolean, "z-score each signal within its topic before fitting"),
+        "batch": Param(50, integer(1), "cases decided together"),
+        "seed": Param(0, integer(0), "order of the cases and sampling of labelled pairs"),
+        "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget (pmi, ql)"),
+    }
+    requires: frozenset[str] = frozenset()  # a signal the client cannot serve is dropped, not required
+    learns = True
+
+    def __init__(self, spec: Any):
+        self.spec = str(spec)
+        self.names: tuple[str, ...] = tuple(spec["signals"].split("+"))
+        self.calib_n: int = spec["calib"]
+        self.budget: Budget = spec["budget"]
+        self.per_topic: bool = spec["per_topic"]
+        self.batch_size: int = spec["batch"]
+        self.seed: int = spec["seed"]
+        self.doc_tokens: int = spec["doc_tokens"]
+        self.sm = SignalModel(spec["signals"], self.doc_tokens)
+        self.topic_stats: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.model: Optional[combine.Combination] = None
+        self._cap: Optional[int] = None
+        self._batches = 0
+
+    def templates_for(self, task_name: str) -> tuple[str, ...]:
+        return ("likelihood",) if {"pmi", "ql"} & set(self.names) else ()
+
+    # ---- learn: resolve the signals against the workspace ----------------------------------
+    async def learn(self, context: Any, client: Any) -> Any:
+        from qrelkit.judges.labels import Learned
+
+        info = await self.sm.resolve(context.store, client)
+        if self.per_topic and self.sm.active:
+            await self._topic_stats(context)
+        return Learned(info=info)
+
+    async def _topic_stats(self, context: Any) -> None:
+        """Mean and standard deviation of each column over each pending topic's cases."""
+        qids = set(context.pending_qids)
+        pairs = [(c.qid, c.docid) for c in context.store.cases() if c.qid in qids]
+        x = await self.sm.vectors(pairs)
+        q = np.array([p[0] for p in pairs])
+        for qid in qids:
+            block = x[q == qid]
+            if len(block):
+                sd = np.nanstd(block, axis=0)
+                self.topic_stats[qid] = (np.nanmean(block, axis=0), np.where(sd > 0, sd, 1.0))
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.sm.columns
+
+    def _dropped_list(self) -> list[dict]:
+        return self.sm.dropped_list()
+
+    # ---- per case ------------------------------------------------------------------------------
+    async def score(self, inp: JudgeInput, client: Any) -> LearnedScore:
+        if self.sm.ctx is not None and not self.sm.active:
+            why = "no signal could be computed: " + "; ".join(f"{d.name}: {d.reason}" for d in self.sm.dropped)
+            return LearnedScore(inp.case.qid, (), why)
+        x = (await self.sm.vectors([(inp.case.qid, inp.case.docid)]))[0]
+        raw = dict(zip(self.columns, (None if not np.isfinite(v) else round(float(v), 6) for v in x)))
+        if self.per_topic:
+            mu, sd = self.topic_stats.get(inp.case.qid, (np.zeros_like(x), np.ones_like(x)))
+            x = (x - mu) / sd
+        if not np.isfinite(x).any():
+            return LearnedScore(inp.case.qid, tuple(x), "no signal value for this pair (calls failed)", raw)
+        return LearnedScore(inp.case.qid, tuple(float(v) for v in x), None, raw)
+
+    # ---- per batch -----------------------------------------------------------------------------
+    def decide(self, batch: Sequence[tuple[JudgeInput, LearnedScore]], labelled: Sequence[tuple[LearnedScore, int]],
+               progress: Any) -> list[Verdict]:
+        usable = [(s.x, y) for s, y in labelled if s.usable]
+        x = np.array([v for v, _ in usable], dtype=float).reshape(len(usable), len(self.columns))
+        self.model = combine.fit(x, [y for _, y in usable], self.columns, per_topic=self.per_topic)
+        self._cap = self.budget.cap(progress.total)
+        self._batches += 1
+        k = allowance(self._cap, progress.total, progress.done + len(batch), progress.escalated)
+        probs: list[Optional[float]] = [None] * len(batch)
+        if self.model is not None:
+            for i, (_, s) in enumerate(batch):
+                if s.usable:
+                    p = float(self.model.probabilities(np.array([s.x]))[0])
+                    probs[i] = None if np.isnan(p) else p
+        chosen = set(uncertain_first(probs, k))
+        unfit = self._unfit_reason(usable)
+        return [self._verdict(inp, s, p, i in chosen, progress, k, unfit) for i, ((inp, s), p) in
+                enumerate(zip(batch, probs))]
+
+    def _unfit_reason(self, usable: Sequence) -> str:
+        pos = sum(y for _, y in usable)
+        return (f"not enough labelled pairs to fit on ({pos} relevant, {len(usable) - pos} not; "
+                f"at least {combine.MIN_PER_CLASS} of each needed)")
+
+    def _verdict(self, inp: JudgeInput, s: LearnedScore, p: Optional[float], escalate: bool, progress: Any,
+                 k: int, unfit: str) -> Verdict:
+        info = {
+            "signals": s.info,
+            "probability": None if p is None else round(p, 6),
+            "combination": self.model.as_dict() if self.model else None,
+            "dropped": self._dropped_list(),
+            "versions": self.sm.versions,
+            "batch": progress.batch,
+            "budget": str(self.budget),
+            "cap": self._cap,
+            "allowance": k,
+        }
+        prov = {"learned": info}
+        if p is None:
+            reason = s.error or (unfit if self.model is None else "no probability")
+            return Verdict(status=ERROR, label=None, grade=None, reason=reason, provenance=prov)
+        if escalate:
+            return Verdict(status=ESCALATE, label=None, grade=None, reason="uncertain", provenance=prov,
+                           rationale=f"P(relevant) = {p:.3f} from {len(self.columns)} signals, among the closest to 0.5")
+        label = int(p >= 0.5)
+        grade = (inp.task.threshold if label else 0) if inp.task.graded else label
+        top = self._top_signal()
+        return Verdict(status=AUTO, label=label, grade=grade, provenance=prov,
+                       rationale=f"P(relevant) = {p:.3f} from {', '.join(self.columns)}{top}")
+
+    def _top_signal(self) -> str:
+        if self.model is None or not self.model.coef:
+            return ""
+        i = int(np.argmax(np.abs(self.model.coef)))
+        return f" (strongest: {self.model.columns[i]}, coefficient {self.model.coef[i]:+.2f})"
+
+    def report(self) -> dict:
+        """What the summary shows: the signals, the ones dropped, the last fit and the budget."""
+        return {
+            "signals": list(self.columns),
+            "dropped": self._dropped_list(),
+            "combination": self.model.as_dict() if self.model else None,
+            "budget": str(self.budget),
+            "cap": self._cap,
+            "batches": self._batches,
+        }

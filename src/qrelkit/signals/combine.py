@@ -1,0 +1,105 @@
+"""Combining signals: a class-balanced logistic regression over standardised features.
+
+Why this model: a few hundred labels and a handful of features leave room for nothing richer,
+and its coefficients can be read (they go into provenance). ``class_weight=balanced`` because
+relevant pairs are a minority in a pool (a third in LLMJudge) and the figure we are held to is
+balanced accuracy; standardising puts the coefficients on one scale.
+
+Per-topic normalisation (``per_topic=True``) first turns each feature into a z-score within its
+topic, over all the topic's pairs at hand (labelled and not: no label is used). It takes out
+what a topic does to every document's score — a predictable query has a high raw likelihood
+for every document — at the price of assuming each topic's pairs are a mix of relevant and not.
+
+Missing values (a failed score call) are imputed with the training mean, so a pair is decided on
+the signals it has; a pair with no finite value at all gets no probability (the judge reports it
+as an error, never a guess).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+MIN_PER_CLASS = 2
+# Regularisation: with 200 labels and six correlated features, C=0.1 beats sklearn's default C=1 on
+# LLMJudge dev (20 re-splits of 200 labelled / 1,000 judged pairs, pmi+ql+dense+lexical): balanced
+# accuracy 0.660 ± 0.013 against 0.653 ± 0.017, AUC 0.701 against 0.694 (C=0.01: 0.655; C=10: 0.652).
+C = 0.1
+
+
+def per_topic_z(x: np.ndarray, qids: Sequence[str]) -> np.ndarray:
+    """Each column as a z-score within its topic (a topic's constant column becomes 0)."""
+    out = np.array(x, dtype=float, copy=True)
+    q = np.asarray(qids)
+    for qid in np.unique(q):
+        rows = q == qid
+        block = out[rows]
+        mu = np.nanmean(block, axis=0) if np.isfinite(block).any() else 0.0
+        sd = np.nanstd(block, axis=0)
+        sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
+        out[rows] = (block - mu) / sd
+    return out
+
+
+@dataclass(frozen=True)
+class Combination:
+    """P(relevant) = sigmoid(intercept + coef · (x - mean) / scale)."""
+
+    columns: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    per_topic: bool
+    n: int
+    relevant: int
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """One probability per row; NaN for a row with no finite feature."""
+        x = np.asarray(x, dtype=float).reshape(len(x), len(self.columns))
+        mean = np.asarray(self.mean)
+        none = ~np.isfinite(x).any(axis=1) if x.shape[1] else np.ones(len(x), bool)
+        filled = np.where(np.isfinite(x), x, mean)
+        z = (filled - mean) / np.asarray(self.scale)
+        p = 1.0 / (1.0 + np.exp(-(self.intercept + z @ np.asarray(self.coef))))
+        p[none] = np.nan
+        return p
+
+    def as_dict(self) -> dict:
+        return {
+            "columns": list(self.columns),
+            "coef": [round(c, 6) for c in self.coef],
+            "intercept": round(self.intercept, 6),
+            "mean": [round(v, 6) for v in self.mean],
+            "scale": [round(v, 6) for v in self.scale],
+            "per_topic": self.per_topic,
+            "n": self.n,
+            "relevant": self.relevant,
+        }
+
+
+def fit(x: np.ndarray, y: Sequence[int], columns: Sequence[str], per_topic: bool = False,
+        c: float = C) -> Optional[Combination]:
+    """The fitted combination, or None when the labels hold fewer than MIN_PER_CLASS of a class.
+
+    ``x`` is already per-topic normalised when ``per_topic`` (the caller normalises over all the
+    pairs at hand, see :func:`per_topic_z`); the flag is recorded."""
+    from sklearn.linear_model import LogisticRegression
+
+    y = np.asarray(y, dtype=int)
+    pos = int(y.sum())
+    if pos < MIN_PER_CLASS or len(y) - pos < MIN_PER_CLASS or not len(columns):
+        return None
+    x = np.asarray(x, dtype=float).reshape(len(y), len(columns))
+    mean = np.nanmean(np.where(np.isfinite(x), x, np.nan), axis=0)
+    mean = np.where(np.isfinite(mean), mean, 0.0)
+    filled = np.where(np.isfinite(x), x, mean)
+    scale = filled.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    model = LogisticRegression(C=c, class_weight="balanced", max_iter=1000)
+    model.fit((filled - mean) / scale, y)
+    return Combination(
+        tuple(columns), tuple(float(v) for v in mean), tuple(float(v) for v in scale),
+        tuple(float(v) for v in model.coef_[0]), float(model.intercept_[0]), per_topic, len(y), pos,
+    )
