@@ -4,6 +4,7 @@ start their own local Ray; and the messages a user gets without Ray or with a ba
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -52,7 +53,9 @@ def pytest_ray_cli(server, tmp_path_factory):  # noqa: F811
 def test_driver_killed_then_rerun_judges_only_unfinished_cases(server, reference, tmp_path):  # noqa: F811
     ws = make_ws(tmp_path / "ws")
     cmd = [sys.executable, "-m", "qrelkit", "judge", "-w", str(ws), *judge_args(server[0]), *RAY, "--json"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # its own process group, killed whole as a terminal's kill of the command would (Ray's agents
+    # are in it; a SIGKILL to the driver alone leaves them running)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     done, deadline = 0, time.time() + 120
     while done < 4 and time.time() < deadline and proc.poll() is None:
         try:
@@ -61,7 +64,7 @@ def test_driver_killed_then_rerun_judges_only_unfinished_cases(server, reference
         except sqlite3.Error:
             pass
         time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
+    os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     assert 4 <= done < 18, "the run should have been killed part-way"
     with sqlite3.connect(ws / "qrelkit.sqlite") as c:
