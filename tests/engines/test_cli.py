@@ -115,3 +115,17 @@ def test_a_bad_engine_in_a_plan_names_the_file_and_line(tmp_path):
     plan.write_text('[judge]\nmodel = "local"\nengine = "ray(nodes=3)"\n')
     with pytest.raises(InputError, match=r"plan.toml:3: engine spec .* has no parameter 'nodes'"):
         load_plan(plan)
+
+
+@pytest.mark.parametrize("command", ["fill", "build"])
+def test_fill_and_build_read_the_engine_options(tmp_path, command):
+    r = qrelkit(command, "-w", str(tmp_path / "ws"), "--engine", "ray(actors=0)")
+    assert r.returncode == 2
+    assert "engine spec 'ray(actors=0)': actors: 0 is out of range" in r.stderr
+
+
+def test_the_plans_engine_reaches_the_judging_job():
+    from qrelkit.jobs import _judging_job
+    from qrelkit.plan import Plan
+
+    assert _judging_job("fill", Plan().override(engine="ray(actors=3)"), False, True).engine == "ray(actors=3)"
