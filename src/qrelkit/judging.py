@@ -4,7 +4,8 @@
 the same way: resolve the method (``auto`` or none -> :func:`qrelkit.judges.auto_method`),
 put a prefilter in front of it and hand persistent disagreements to the LLM
 adjudicator when asked (both as values, see :class:`qrelkit.judges.JudgeSpec`),
-refuse a second human budget, make the model client, run the runner in one
+refuse a second human budget, make the model client (its model served where the
+job's engine says: in-process or by Ray actors, :mod:`qrelkit.engines`), run the runner in one
 event loop and close the client inside it (its connections belong to that
 loop). :func:`run_job` is that sequence; the commands only say which job.
 

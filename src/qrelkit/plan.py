@@ -179,8 +179,8 @@ def _prices(path: Path, table: Any) -> tuple[tuple[str, float, float], ...]:
 def _check_specs(path: Path, text: str, plan: Plan) -> None:
     """Read the plan's spec strings now, so that a typo names the plan file and its line
     instead of surfacing later, mid-job, as a bare option error."""
-    from qrelkit.errors import UsageError
     from qrelkit.engines import parse_engine
+    from qrelkit.errors import UsageError
     from qrelkit.judges import parse_prefilter, resolve_method
     from qrelkit.llm.spec import parse_spec as parse_model
 

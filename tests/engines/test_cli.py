@@ -12,8 +12,8 @@ import sys
 import time
 
 import pytest
-
 from judges.test_cli import final, make_ws, qrelkit, server  # noqa: F401  (server is a fixture)
+
 from qrelkit.errors import InputError
 from qrelkit.plan import load_plan
 

@@ -6,7 +6,6 @@ One Ray for the module (starting one takes seconds); the scripted model answers 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest

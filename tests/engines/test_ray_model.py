@@ -4,8 +4,8 @@ judgments as in-process on 3 LLMJudge-dev pairs (slow: marked ``model``)."""
 from __future__ import annotations
 
 import pytest
-
 from judges.conftest import embedded_model_workspace
+
 from qrelkit.judging import JudgingJob, run_job
 
 from .test_ray import final
