@@ -5,6 +5,9 @@
     python benchmarks/judges.py --experiment learning [--topics 3] [--max-cases 6] [--measure nDCG@10]
                                 [--data ../shared/data/trec-dl-2019] [--methods ...] [--budgets ...]
 
+``--experiment dream-ablations``: DREAM's ablations and consensus persistence (see
+``benchmarks/dream.py``).
+
 ``--experiment embedded`` runs ``benchmarks/embedded.py`` (the cheap signals and the learned
 judge's combination, issue 18) with the options it takes. ``--experiment audit`` (the default) is described first; ``hybrid``, ``budget``
 and ``learning`` (both, in one workspace so the LLM cache is shared) are the
@@ -137,7 +140,7 @@ def main(argv=None) -> int:
         return embedded.main([a for a in argv if a not in ("--experiment", "embedded", "--experiment=embedded")])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
-        "--experiment", choices=("audit", "hybrid", "budget", "learning"), default="audit",
+        "--experiment", choices=("audit", "hybrid", "budget", "learning", "dream-ablations"), default="audit",
         help="audit: methods on a labelled sample; hybrid / budget / learning (both): see above",
     )
     ap.add_argument("--methods", nargs="+", default=None, help="judge specs (defaults depend on the experiment)")
@@ -152,6 +155,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--debate", default="debate(rounds=1)", help="budget: the debate whose single point is shown")
     ap.add_argument("--model", default="local")
+    ap.add_argument("--models", nargs="+", default=None, help="dream-ablations: one model spec per agent")
+    ap.add_argument("--debate-params", default="", help="dream-ablations: added to every debate spec")
+    ap.add_argument("--rounds", type=int, default=5, help="dream-ablations: persistence rounds (stop=never)")
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument(
         "--calib", type=int, default=200, help="labelled pairs (outside the sample) for calibration"
@@ -174,6 +180,15 @@ def main(argv=None) -> int:
         from hybrid_paper import main as paper_main
 
         return paper_main(a)
+    if a.experiment == "dream-ablations":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import dream
+
+        a.data = a.data or DEFAULT_DATA
+        if not (a.data / "qrels.txt").exists():
+            print(f"no data at {a.data} (expected topics.tsv, qrels.txt, passages.jsonl)", file=sys.stderr)
+            return 2
+        return dream.main(a, read_collection, stratified, metrics)
     if a.experiment != "audit":
         return learning_main(a)
     a.methods = a.methods or ["likelihood"]

@@ -20,6 +20,7 @@ documents loaded at >= 100k/s. The machine is shared: compare the ratios of
 one run, not figures across runs.
 
 Run: python benchmarks/scale.py [--sizes 1e4,1e5,1e6] [--keep DIR]
+     python benchmarks/scale.py --engine ray    (the Ray engine, 1 vs 2 actors: benchmarks/ray_speedup.py)
 The default (10^4 and 10^5 pairs) takes a few minutes; 10^6 takes far longer.
 """
 from __future__ import annotations
@@ -195,6 +196,13 @@ def print_tables(sizes: list[int], out: dict[int, dict]) -> None:
 
 
 def main() -> None:
+    if "--engine" in sys.argv:
+        if sys.argv[sys.argv.index("--engine") + 1:][:1] != ["ray"]:
+            sys.exit("scale.py --engine takes only 'ray' (the local engine is the default)")
+        sys.path.insert(0, str(Path(__file__).parent))
+        import ray_speedup
+
+        return ray_speedup.main()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e4,1e5", help="pooled pairs, comma-separated (1e4,1e5,1e6)")
     ap.add_argument("--min-corpus", type=float, default=None,

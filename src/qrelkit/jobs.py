@@ -75,6 +75,7 @@ def _judging_job(job: str, plan: Plan, auto: bool, read_cache: bool) -> JudgingJ
         method=plan.method, model=plan.model, command=job, task=plan.task, share="llm", limit=plan.limit,
         concurrency=plan.concurrency, budget=plan.budget, prefilter=plan.prefilter,
         adjudicator="llm" if auto else None, threshold=plan.threshold, read_cache=read_cache, prices=plan.prices,
+        engine=plan.engine,
     )
 
 
@@ -191,7 +192,7 @@ def fill(
     report shows retrieval–generation alignment before and after.
 
     ``options`` override the plan: topics, docs, qrels, runs, depth, method,
-    model, task, budget, concurrency, prefilter, limit, threshold. The people's
+    model, task, budget, concurrency, prefilter, limit, threshold, engine. The people's
     share is empty in this job (``human_depth`` 0): every hole goes to the judge,
     and people only see what the judge escalates.
     """

@@ -4,7 +4,8 @@
 the same way: resolve the method (``auto`` or none -> :func:`qrelkit.judges.auto_method`),
 put a prefilter in front of it and hand persistent disagreements to the LLM
 adjudicator when asked (both as values, see :class:`qrelkit.judges.JudgeSpec`),
-refuse a second human budget, make the model client, run the runner in one
+refuse a second human budget, make the model client (its model served where the
+job's engine says: in-process or by Ray actors, :mod:`qrelkit.engines`), run the runner in one
 event loop and close the client inside it (its connections belong to that
 loop). :func:`run_job` is that sequence; the commands only say which job.
 
@@ -17,6 +18,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
+from qrelkit.engines import EngineSpec
 from qrelkit.judges import JudgeSpec, parse_prefilter, parse_spec, resolve_method
 from qrelkit.judges.spec import is_auto
 
@@ -51,11 +53,13 @@ class JudgingJob:
     prices: tuple[tuple[str, float, float], ...] = ()
     max_attempts: Optional[int] = None
     oracle: Optional[Mapping[tuple[str, str], int]] = field(default=None, compare=False, hash=False)
+    engine: Optional[str | EngineSpec] = None  # where model calls run (qrelkit.engines): local | ray(...)
 
     def spec(self, store: Any = None) -> JudgeSpec:
         """The method this job runs, composed and checked (raises UsageError). With ``store``,
         ``auto`` may pick the learned judge (when the workspace has labelled pairs), which then
         spends the job's budget itself."""
+        from qrelkit.engines import parse_engine
         from qrelkit.judges.runner import check_budget
 
         spec = resolve_method(self.method, self.model, self.command, labelled=has_labels(store))
@@ -66,6 +70,7 @@ class JudgingJob:
         if self.adjudicator:
             spec = spec.with_adjudicator(self.adjudicator)
         check_budget(spec, None if self.own_budget(spec) else self.budget)
+        parse_engine(self.engine)  # a bad engine spec fails here too, before anything starts
         return spec
 
     def own_budget(self, spec: JudgeSpec) -> bool:
@@ -73,7 +78,8 @@ class JudgingJob:
         return is_auto(self.method) and spec.main.name == "learned"
 
     def client(self, store: Any) -> Any:
-        """The model client, caching in ``store``."""
+        """The model client, caching in ``store``, its model served by the job's engine."""
+        from qrelkit.engines import make_backend, parse_engine
         from qrelkit.llm import make_client
 
         opts: dict[str, Any] = {"concurrency": self.concurrency, "read_cache": self.read_cache}
@@ -81,7 +87,8 @@ class JudgingJob:
             opts["prices"] = {m: {"input": i, "output": o} for m, i, o in self.prices}
         if self.max_attempts is not None:
             opts["max_attempts"] = self.max_attempts
-        return make_client(self.model, store=store, **opts)
+        backend = make_backend(parse_engine(self.engine), self.model, self.concurrency)
+        return make_client(self.model, store=store, backend=backend, **opts)
 
 
 async def arun_job(store: Any, job: JudgingJob, progress: Optional[Callable] = None) -> Any:

@@ -26,6 +26,7 @@ Example::
     budget = "10%"
     concurrency = 16
     prefilter = ""               # e.g. "prefilter(by=likelihood, keep=0.8)"
+    engine = "local"             # or "ray(address=auto, actors=4, gpus=1)" (qrelkit.engines)
 
     [prices."openai:Qwen/Qwen2.5-7B-Instruct"]
     input = 0.0                  # $ per million input tokens
@@ -44,7 +45,7 @@ from qrelkit.errors import InputError
 _SECTIONS = {
     "inputs": ("topics", "docs", "qrels", "runs"),
     "pool": ("depth", "human_depth", "people"),
-    "judge": ("method", "model", "task", "budget", "concurrency", "prefilter", "limit", "threshold"),
+    "judge": ("method", "model", "task", "budget", "concurrency", "prefilter", "limit", "threshold", "engine"),
     "evaluate": ("measures", "orders", "seed"),
 }
 
@@ -66,6 +67,7 @@ class Plan:
     prefilter: Optional[str] = None
     limit: Optional[int] = None
     threshold: int | str = "auto"
+    engine: Optional[str] = None  # where model calls run: None/local, or a Ray spec (qrelkit.engines)
     measures: tuple[str, ...] = ()
     orders: int = 10
     seed: int = 0
@@ -183,6 +185,7 @@ def _check_specs(path: Path, text: str, plan: Plan) -> None:
     """Read the plan's spec strings now, so that a typo names the plan file and its line
     instead of surfacing later, mid-job, as a bare option error."""
     from qrelkit.allocation import resolve_people
+    from qrelkit.engines import parse_engine
     from qrelkit.errors import UsageError
     from qrelkit.judges import parse_prefilter, resolve_method
     from qrelkit.llm.spec import parse_spec as parse_model
@@ -195,6 +198,7 @@ def _check_specs(path: Path, text: str, plan: Plan) -> None:
         ("model", plan.model, parse_model),
         ("method", plan.method, lambda v: resolve_method(v, plan.model)),
         ("prefilter", plan.prefilter, parse_prefilter),
+        ("engine", plan.engine, parse_engine),
     ):
         if value is None or (key == "prefilter" and value == ""):
             continue

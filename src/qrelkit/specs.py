@@ -35,23 +35,19 @@ class Param:
 
     ``omit_default``: a parameter added to a method after judgments were stored
     under its id is left out of the canonical id while it has its default, so
-    those ids (and the resumes and merges keyed on them) stay valid.
-
-    ``legacy``: a parameter added to change a method's *default* behaviour. The
-    value that reproduces the old behaviour is left out of the canonical id, so
-    the ids stored before keep meaning exactly what they meant, and the new
-    default is written out, so it gets an id of its own (see zero-shot's
-    ``narrative``)."""
+    those ids (and the resumes and merges keyed on them) stay valid."""
 
     default: Any
     parse: Callable[[str], Any]
     help: str = ""
     omit_default: bool = False
+    # The value the method behaved with before this parameter existed or its default changed.
+    # A spec that does not give the parameter resumes a workspace judged under that value
+    # (see qrelkit.judges.spec.JudgeSpec.as_before): a new default never re-judges old work.
     legacy: Any = None
-
-    def omitted(self, value: Any) -> bool:
-        """Whether ``value`` is left out of the canonical id."""
-        return (self.omit_default and value == self.default) or (self.legacy is not None and value == self.legacy)
+    # A value the canonical id leaves out, so that ids stored before the parameter existed
+    # keep meaning what they meant (``prompt=v1``: the id without ``prompt``).
+    absent: Any = None
 
 
 def integer(lo: int = 0, hi: Optional[int] = None) -> Callable[[str], int]:
@@ -106,6 +102,8 @@ def fmt(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, float):
         return f"{v:g}"
+    if isinstance(v, tuple):
+        return "[" + ",".join(fmt(x) for x in v) + "]"
     return str(v)
 
 
@@ -122,9 +120,11 @@ class Call:
     args: tuple[tuple[str, str], ...] = ()
 
 
-# A quoted string (kept), a bare value after '=' (quoted), or a hyphenated name ('-' -> '__').
+# A quoted string (kept), a bracketed list after '=' (quoted whole: its parameter splits it),
+# a bare value after '=' (quoted), or a hyphenated name ('-' -> '__').
 _LEX = re.compile(
     r"""(?P<str>"[^"]*"|'[^']*')
+      | (?P<leq>=\s*)(?P<list>\[[^\]]*\])
       | (?P<eq>=\s*)(?P<bare>[^\s'",()][^,()]*?)(?=\s*[,)])
       | (?P<name>[A-Za-z_]\w*(?:-\w+)+)""",
     re.X,
@@ -135,6 +135,8 @@ def _as_python(text: str) -> str:
     def sub(m: re.Match) -> str:
         if m["str"]:
             return m["str"]
+        if m["list"]:
+            return m["leq"] + repr(m["list"])
         if m["bare"]:
             return m["eq"] + repr(m["bare"])
         return m["name"].replace("-", "__")
@@ -196,6 +198,19 @@ def bind(declared: Mapping[str, Param], args: tuple[tuple[str, str], ...], where
         except ValueError as e:
             raise UsageError(f"{where}: {key}: {e}") from None
     return {k: given.get(k, p.default) for k, p in sorted(declared.items())}
+
+
+def listing(item: Callable[[str], Any], lo: int = 1, hi: int = 16) -> Callable[[str], tuple]:
+    """A parameter holding one value or ``[v1,v2,...]`` (each read by ``item``) -> a tuple."""
+
+    def parse(text: str) -> tuple:
+        inner = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+        items = tuple(item(x.strip("'\"")) for x in split_list(inner))
+        if not lo <= len(items) <= hi:
+            raise ValueError(f"expected {lo} to {hi} values, got {len(items)}")
+        return items
+
+    return parse
 
 
 def split_list(text: str) -> list[str]:

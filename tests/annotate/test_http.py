@@ -280,15 +280,27 @@ def test_setting_hides_the_history(ws, store):
         app.state.store.close()
 
 
-def test_attention_items_look_like_people_cases(annotator):
+def _attention_case(annotator) -> dict:
     ann = annotator("ann")
     for _ in range(10):
         case = ann.next()
         if case["docid"] == "d9":
-            break
+            return case
         ann.vote(case["qid"], case["docid"], 1 if case["task"] == "answer" else 2)
-    assert case["docid"] == "d9" and case["kind"] == "people" and case["history"] is None
-    assert "expected" not in json.dumps(case)
+    raise AssertionError("the attention item d9 was never served")
+
+
+def test_attention_items_carry_the_escalation_badge(annotator):
+    assert _attention_case(annotator)["kind"] == "escalation"
+
+
+def test_attention_items_show_two_conflicting_arguments(annotator):
+    (last,) = _attention_case(annotator)["history"]
+    assert sorted(a["label"] for a in last["agents"]) == [0, 1]
+
+
+def test_attention_items_do_not_reveal_the_expected_answer(annotator):
+    assert "expected" not in json.dumps(_attention_case(annotator))
 
 
 # ---- decisions -------------------------------------------------------------------------------
@@ -379,7 +391,7 @@ def test_failed_attention_checks_exclude_votes_and_reopen_cases(store, annotator
     assert store.query("SELECT votes_needed FROM annot_tasks WHERE docid='d1'")[0][0] == 3
 
 
-def test_one_failed_check_is_not_enough_to_fail(store, annotator):
+def _fail_one_check(store, annotator) -> None:
     sync_tasks(store, votes_needed=1, attention_share=0.5)
     qid, docid, expected = store.query(
         "SELECT qid, docid, expected_grade FROM annot_tasks WHERE kind='attention' ORDER BY priority")[0]
@@ -387,7 +399,17 @@ def test_one_failed_check_is_not_enough_to_fail(store, annotator):
     x.next()
     x.vote("q1", "d1", 3)
     x.vote(qid, docid, _wrong("answer" if qid == "q2" else "graded", expected))
+
+
+def test_one_failed_check_is_not_enough_to_fail_under_a_lenient_rule(store, annotator):
+    save_settings(store, AnnotateSettings(min_pass_rate=0.7, min_checks=2))
+    _fail_one_check(store, annotator)
     assert people_judgment(store, "q1", "d1")[1] == 3
+
+
+def test_one_failed_check_fails_under_the_default_pass_all_rule(store, annotator):
+    _fail_one_check(store, annotator)
+    assert people_judgment(store, "q1", "d1") is None
 
 
 def test_attention_items_are_not_served_alone(store, annotator):

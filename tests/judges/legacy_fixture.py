@@ -34,18 +34,6 @@ JOBS = (
     ("confidence(batch=4,score=likelihood)", "llm", None),
 )
 
-# How the fixture's specs are spelled today: a bare `zero-shot` then showed the topic's narrative,
-# which is `zero-shot(narrative=topic)` now — the same stored id (a bare `zero-shot` is now the
-# no-narrative default, a different method with an id of its own; see qrelkit.judges.zeroshot).
-TODAY = {
-    "zero-shot": "zero-shot(narrative=topic)",
-    "prefilter(keep=0.9)+zero-shot": "prefilter(keep=0.9)+zero-shot(narrative=topic)",
-}
-
-
-def today(method: str) -> str:
-    return TODAY.get(method, method)
-
 
 def _h(*parts: str) -> int:
     return int(hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:8], 16)

@@ -15,8 +15,8 @@ from qrelkit.types import Qrel, Topic
 from .test_cli import make_ws, server  # noqa: F401  (the fake server fixture)
 
 SERVED = "openai:fake@http://127.0.0.1:9/v1"
-DEBATE = "debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=2)"
-DEBATE_LLM = "debate(adjudicator=llm,doc_tokens=400,first=relevant,rounds=2)"
+DEBATE = "debate(adjudicator=human,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"
+DEBATE_LLM = "debate(adjudicator=llm,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"
 PREFILTER = "prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.9)"
 
 
@@ -79,7 +79,7 @@ def test_a_job_runs_and_resumes_with_no_new_calls(server, tmp_path):  # noqa: F8
     with Store.open(ws) as store:
         first = run_job(store, job)
         again = run_job(store, job)
-    assert first.method == "debate(adjudicator=llm,doc_tokens=400,first=relevant,rounds=1)"
+    assert first.method == "debate(adjudicator=llm,doc_tokens=1024,first=relevant,prompt=v2,rounds=1)"
     assert first.judged == 6
     assert first.calls > 0
     assert again.calls == 0

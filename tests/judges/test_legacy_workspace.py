@@ -12,12 +12,12 @@ import sqlite3
 
 import pytest
 
-from qrelkit.judges import canonical
+from qrelkit.judges import parse_spec
 from qrelkit.judges.runner import run_judging
 from qrelkit.merge import merge, write_merged
 from qrelkit.store import Store
 
-from .legacy_fixture import FIXTURE, JOBS, MODEL, TASK, client, qrels_name, today
+from .legacy_fixture import FIXTURE, JOBS, MODEL, TASK, client, qrels_name
 
 DB = "qrelkit.sqlite"
 
@@ -31,20 +31,26 @@ def workspace(tmp_path):
     return ws
 
 
+def stored_id(method: str) -> str:
+    """The id a job of ``method`` resumes under in this workspace: the spec as it was before
+    defaults changed (a debate's v2 prompt); the same as its canonical id for other methods."""
+    return str(parse_spec(method).as_before())
+
+
 def merged_text(store: Store, method: str, out) -> str:
-    write_merged(merge(store, canonical(today(method)), MODEL), out)
+    write_merged(merge(store, stored_id(method), MODEL), out)
     return out.read_text()
 
 
 def rows(store: Store, method: str) -> list:
-    return sorted(store.judgments(method=canonical(today(method)), model=MODEL), key=lambda j: (j.qid, j.docid))
+    return sorted(store.judgments(method=stored_id(method), model=MODEL), key=lambda j: (j.qid, j.docid))
 
 
 @pytest.mark.parametrize("method,share,budget", JOBS)
 def test_rerun_makes_no_call(workspace, method, share, budget):
     with Store.open(workspace) as store:
         c = client(store)
-        run_judging(store, today(method), c, task=TASK, share=share, budget=budget)
+        run_judging(store, method, c, task=TASK, share=share, budget=budget)
     assert c.backend.calls == 0
 
 
@@ -52,7 +58,7 @@ def test_rerun_makes_no_call(workspace, method, share, budget):
 def test_rerun_rewrites_no_judgment(workspace, method, share, budget):
     with Store.open(workspace) as store:
         before = rows(store, method)
-        summary = run_judging(store, today(method), client(store), task=TASK, share=share, budget=budget)
+        summary = run_judging(store, method, client(store), task=TASK, share=share, budget=budget)
         assert summary.new == 0
         assert rows(store, method) == before
 
@@ -60,14 +66,14 @@ def test_rerun_rewrites_no_judgment(workspace, method, share, budget):
 @pytest.mark.parametrize("method,share,budget", JOBS)
 def test_rerun_exports_the_same_qrels(workspace, tmp_path, method, share, budget):
     with Store.open(workspace) as store:
-        run_judging(store, today(method), client(store), task=TASK, share=share, budget=budget)
+        run_judging(store, method, client(store), task=TASK, share=share, budget=budget)
         text = merged_text(store, method, tmp_path / "merged.qrels")
     assert text == (FIXTURE / qrels_name(method)).read_text()
 
 
 def _forget_judgments(workspace, method: str) -> None:
     with sqlite3.connect(workspace / DB) as c:
-        c.execute("DELETE FROM judgments WHERE method=?", (canonical(today(method)),))
+        c.execute("DELETE FROM judgments WHERE method=?", (stored_id(method),))
 
 
 @pytest.mark.parametrize("method,share,budget", JOBS)
@@ -76,7 +82,7 @@ def test_judging_again_from_the_cache_makes_no_call(workspace, method, share, bu
     _forget_judgments(workspace, method)
     with Store.open(workspace) as store:
         c = client(store)
-        run_judging(store, today(method), c, task=TASK, share=share, budget=budget)
+        run_judging(store, method, c, task=TASK, share=share, budget=budget)
     assert c.backend.calls == 0
 
 
@@ -84,7 +90,7 @@ def test_judging_again_from_the_cache_makes_no_call(workspace, method, share, bu
 def test_judging_again_from_the_cache_exports_the_same_qrels(workspace, tmp_path, method, share, budget):
     _forget_judgments(workspace, method)
     with Store.open(workspace) as store:
-        run_judging(store, today(method), client(store), task=TASK, share=share, budget=budget)
+        run_judging(store, method, client(store), task=TASK, share=share, budget=budget)
         text = merged_text(store, method, tmp_path / "merged.qrels")
     assert text == (FIXTURE / qrels_name(method)).read_text()
 
@@ -96,30 +102,12 @@ def test_judging_again_from_the_cache_derives_the_same_judgments(workspace, meth
         before = rows(store, method)
     _forget_judgments(workspace, method)
     with Store.open(workspace) as store:
-        run_judging(store, today(method), client(store), task=TASK, share=share, budget=budget)
+        run_judging(store, method, client(store), task=TASK, share=share, budget=budget)
         assert rows(store, method) == before
 
 
-@pytest.mark.parametrize("method", ["zero-shot", "prefilter(keep=0.9)+zero-shot"])
-def test_the_old_spelling_keeps_its_stored_id(method):
-    from .legacy_fixture import today
-
-    assert canonical(today(method)) == {
-        "zero-shot": "zero-shot(doc_tokens=400)",
-        "prefilter(keep=0.9)+zero-shot": "prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.9)+zero-shot(doc_tokens=400)",
-    }[method]
-
-
-@pytest.mark.parametrize("method", ["zero-shot", "prefilter(keep=0.9)+zero-shot"])
-def test_a_bare_zero_shot_in_an_old_workspace_is_refused_and_says_how_to_resume(workspace, method):
-    from qrelkit.errors import UsageError
-
-    with Store.open(workspace) as store, pytest.raises(UsageError, match=r"zero-shot\(narrative=topic\) to resume"):
-        run_judging(store, method, client(store), task=TASK, share="llm")
-
-
-def test_the_new_default_can_be_asked_for_explicitly_in_an_old_workspace(workspace):
+def test_writing_the_new_prompt_out_rejudges_an_old_debate_workspace(workspace):
+    """The pin to the old id applies only when the spec leaves ``prompt`` out."""
     with Store.open(workspace) as store:
-        summary = run_judging(store, "zero-shot(narrative=none)", client(store), task=TASK, share="llm", limit=2)
-    assert summary.new == 2
-
+        summary = run_judging(store, "debate(adjudicator=llm,prompt=v2)", client(store), task=TASK, limit=2)
+    assert "prompt=v2" in summary.method

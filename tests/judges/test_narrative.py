@@ -161,7 +161,7 @@ def test_a_separate_instructor_model(ws, monkeypatch):
 
 
 def test_narrative_guided_debate(ws):
-    assert canonical("debate") == "debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=2)"
+    assert canonical("debate") == "debate(adjudicator=human,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"
     client = make_client(fn, store=ws)
     s = run_judging(ws, "debate(narrative=true)", client)
     assert "narrative=true" in s.method and s.judged == 6

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+
+import pytest
 import re
 
 from qrelkit import prompts
@@ -91,18 +93,21 @@ def test_truncation_is_recorded_in_provenance(graded_input):
     assert v.provenance["truncation"]["truncated"] is True
 
 
-def test_default_budget_fits_a_2048_token_context(graded_input):
-    """Worst case: a long document in a round-2 debate prompt, plus the answer."""
+@pytest.mark.parametrize(("spec", "context", "n"), [("debate(prompt=v1,doc_tokens=400)", 2048, 3), ("debate", 4096, 5)])
+def test_a_round2_debate_prompt_fits_its_context(graded_input, spec, context, n):
+    """Worst case: a long document in a round-2 debate prompt, plus the answer. v1 was sized for
+    the embedded model's 2048 tokens; v2 (whole passages, 5 quotes, 1200-char reasoning) for 4096."""
     long = "x" * 100_000
-    quotes = ["q" * 200] * 3
+    quotes = ["q" * 400] * n
     client = make_client(
         lambda m, p: agent(
-            grade=3 if "IS relevant" in m[0].content else 0, evidence=quotes, reasoning="r" * 600
+            grade=3 if "IS relevant" in m[0].content else 0, evidence=quotes, reasoning="r" * 2000
         )
     )
-    asyncio.run(build("debate")(graded_input(long), client))
+    judge = build(spec)
+    asyncio.run(judge(graded_input(long), client))
     longest = max(sum(len(m.content) for m in msgs) for msgs, _ in client.backend.requests)
-    assert longest / 4 + 360 < 2048
+    assert longest / 4 + judge.limits.max_tokens < context
 
 
 def test_narrative_enters_graded_prompts_of_the_trec_narrative_baseline(graded_input):
@@ -123,17 +128,22 @@ def test_zero_shot_says_in_provenance_that_it_saw_the_query_only(graded_input):
     assert v.provenance["query"] == "text only (zero-shot, no narrative)"
 
 
-def test_adjudicator_prompt_fits_a_2048_token_context(graded_input):
+@pytest.mark.parametrize(("spec", "context", "n"), [
+    ("debate(rounds=3,adjudicator=llm,prompt=v1,doc_tokens=400)", 2048, 3),
+    ("debate(rounds=3,adjudicator=llm)", 4096, 5),
+    ("debate(rounds=3,adjudicator=llm,adjudicator_sees=all)", 8192, 5),
+])
+def test_adjudicator_prompt_fits_its_context(graded_input, spec, context, n):
     long = "x" * 100_000
-    quotes = ["q" * 300] * 3
+    quotes = ["q" * 400] * n
 
     def fn(m, p):
         if "senior" in m[0].content:
             return {"reason": "r", "grade": 1}
-        return agent(grade=3 if "IS relevant" in m[0].content else 0, evidence=quotes, reasoning="r" * 900)
+        return agent(grade=3 if "IS relevant" in m[0].content else 0, evidence=quotes, reasoning="r" * 2000)
 
     client = make_client(fn)
-    asyncio.run(build("debate(rounds=3,adjudicator=llm)")(graded_input(long), client))
+    asyncio.run(build(spec)(graded_input(long), client))
     adj = client.backend.requests[-1][0]
     assert "senior" in adj[0].content
-    assert sum(len(m.content) for m in adj) / 4 + 200 < 2048
+    assert sum(len(m.content) for m in adj) / 4 + 200 < context

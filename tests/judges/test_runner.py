@@ -55,7 +55,7 @@ def test_judges_pending_cases_and_writes_provenance(ws):
     js = {j.docid: j for j in ws.judgments(method=s.method)}
     assert js["d0"].status == "consensus" and js["d0"].grade == 3 and js["d0"].round == 1
     prov = json.loads(js["d2"].provenance)
-    assert prov["method"] == "debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=2)"
+    assert prov["method"] == "debate(adjudicator=human,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"
     assert prov["model"] == "scripted" and prov["task"] == {"name": "graded", "threshold": 2}
     assert prov["status"] == "escalate" and "disagree" in prov["reason"] and len(prov["history"]) == 2
     assert set(prov["templates"]) == {"debate_agent", "task_graded"}

@@ -12,7 +12,7 @@ def test_equal_configurations_give_equal_ids():
         == canonical("debate(rounds=2, first=relevant)")
         == canonical("DEBATE( adjudicator = human ,rounds=2)")
     )
-    assert canonical("debate") == "debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=2)"
+    assert canonical("debate") == "debate(adjudicator=human,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"
     assert canonical("zeroshot") == canonical("zero-shot(doc_tokens=400,narrative=none)")
     assert canonical("likelihood(threshold=0.50)") == canonical("likelihood(threshold=.5)")
     assert canonical("debate(rounds=3)") != canonical("debate")
@@ -23,7 +23,7 @@ def test_prefilter_chains():
     assert spec.name == "prefilter" and spec.then.name == "debate" and spec.main.name == "debate"
     assert str(spec) == (
         "prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.8)"
-        "+debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=1)"
+        "+debate(adjudicator=human,doc_tokens=1024,first=relevant,prompt=v2,rounds=1)"
     )
     assert parse_spec(str(spec)) == spec
     judge = build(spec)

@@ -162,8 +162,35 @@ def test_the_new_zero_shot_id_reads_back_as_itself(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), PREVIOUS_CANONICAL)
-def test_a_spec_keeps_the_canonical_id_it_had_before(text, expected):
+def test_a_spec_resumes_under_the_canonical_id_it_had_before(text, expected):
+    """Specs whose defaults never changed keep their id; a debate, whose default prompt became
+    v2, resumes a workspace judged under its old id (``as_before``, see the runner)."""
+    assert str(parse_spec(text).as_before()) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("debate", "debate(adjudicator=human,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"),
+        ("debate(prompt=v1,doc_tokens=400)", "debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=2)"),
+        ("debate(agents=4)", "debate(adjudicator=human,agents=4,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"),
+        ("debate(temperature=[0.0,0.7])",
+         "debate(adjudicator=human,doc_tokens=1024,first=relevant,prompt=v2,rounds=2,temperature=[0,0.7])"),
+        ("debate(quotes=5,reasoning_chars=1200,adjudicator_sees=final,stop=agree,agents=2)",
+         "debate(adjudicator=human,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"),
+    ],
+)
+def test_a_new_debate_names_its_prompt_and_only_non_default_new_parameters(text, expected):
     assert canonical(text) == expected
+
+
+@pytest.mark.parametrize("text", ["debate", "debate(agents=4,stop=never,rounds=5)", "debate(prompt=v1)"])
+def test_a_new_debate_id_reads_back_as_itself(text):
+    assert canonical(canonical(text)) == canonical(text)
+
+
+def test_a_stored_v1_id_reads_back_as_the_v1_debate():
+    assert parse_spec("debate(adjudicator=llm,doc_tokens=400,first=relevant,rounds=1)")["prompt"] == "v1"
 
 
 @pytest.mark.parametrize(("text", "expected"), PREVIOUS_CANONICAL)
@@ -200,14 +227,14 @@ def test_a_prefilter_option_must_be_one_prefilter(bad):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("debate", "debate(adjudicator=llm,doc_tokens=400,first=relevant,rounds=2)"),
-        ("debate(rounds=1)", "debate(adjudicator=llm,doc_tokens=400,first=relevant,rounds=1)"),
-        ("debate(adjudicator=human)", "debate(adjudicator=human,doc_tokens=400,first=relevant,rounds=2)"),
-        ("debate(narrative=true)", "debate(adjudicator=llm,doc_tokens=400,first=relevant,narrative=true,rounds=2)"),
+        ("debate", "debate(adjudicator=llm,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"),
+        ("debate(rounds=1)", "debate(adjudicator=llm,doc_tokens=1024,first=relevant,prompt=v2,rounds=1)"),
+        ("debate(adjudicator=human)", "debate(adjudicator=human,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)"),
+        ("debate(narrative=true)", "debate(adjudicator=llm,doc_tokens=1024,first=relevant,narrative=true,prompt=v2,rounds=2)"),
         (
             "prefilter(keep=0.9)+debate",
             "prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.9)"
-            "+debate(adjudicator=llm,doc_tokens=400,first=relevant,rounds=2)",
+            "+debate(adjudicator=llm,doc_tokens=1024,first=relevant,prompt=v2,rounds=2)",
         ),
         ("zero-shot", "zero-shot(doc_tokens=400,narrative=none)"),
         ("likelihood(threshold=auto)", "likelihood(calib=200,doc_tokens=400,threshold=auto)"),

@@ -245,7 +245,7 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
             a = tasks.next_assignment(store, s, session.user.id, session.id_hash)
             if a is None:
                 break
-            view = load_case(store, s, a.qid, a.docid, a.kind)
+            view = load_case(store, s, a.qid, a.docid, a.kind, session.user.id)
             if view is not None:
                 return render(
                     "case.html", title=f"Query {view.qid}", session=session, case=view,
@@ -295,7 +295,7 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
             a = tasks.next_assignment(store, s, session.user.id, session.id_hash)
             if a is None:
                 break
-            view = load_case(store, s, a.qid, a.docid, a.kind)
+            view = load_case(store, s, a.qid, a.docid, a.kind, session.user.id)
             if view is not None:
                 return {"done": False, **view.to_api(),
                         "progress": tasks.progress(store, s, session.user.id).to_json()}

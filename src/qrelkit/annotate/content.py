@@ -71,7 +71,7 @@ class Round:
 class CaseView:
     qid: str
     docid: str
-    kind: str  # what the annotator is told: escalation | people (attention items look like people)
+    kind: str  # what the annotator is told: escalation | people (attention items look like escalations)
     task: str  # answer | graded
     query: str
     title: Optional[str]
@@ -200,7 +200,8 @@ def escalation_history(store, qid: str, docid: str) -> tuple[Round, ...]:
     return ()
 
 
-def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str) -> Optional[CaseView]:
+def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str,
+              user_id: Optional[int] = None) -> Optional[CaseView]:
     """Everything needed to show one task; None when its topic or doc has vanished."""
     topic = _topic(store, qid)
     doc = store.doc(docid)
@@ -208,10 +209,15 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
         return None
     text, answers, narrative = topic
     history: Optional[tuple[Round, ...]] = None
-    if kind == "escalation" and not settings.hide_history:
+    shown = settings.shows_history(qid, docid, user_id)
+    if kind == "escalation" and shown:
         history = escalation_history(store, qid, docid) or None
+    elif kind == "attention" and shown:  # a check looks like an escalation (qrelkit.annotate.attention)
+        from qrelkit.annotate.attention import attention_history
+
+        history = attention_history(store, qid, docid)
     return CaseView(
-        qid=qid, docid=docid, kind="escalation" if kind == "escalation" else "people",
+        qid=qid, docid=docid, kind="escalation" if kind in ("escalation", "attention") else "people",
         task=task_for(answers, settings), query=text, title=doc.title, document=doc.text,
         answers=answers, narrative=narrative or None, history=history,
     )

@@ -20,11 +20,14 @@ TASKS = ("auto", "answer", "graded")
 @dataclass(frozen=True)
 class AnnotateSettings:
     hide_history: bool = False  # hide the debate history (with/without-history comparisons)
+    history_ab: str = "off"  # off | case | annotator: half with history, half without (qrelkit.annotate.ab)
     votes: int = 3  # votes each case needs from distinct annotators
     attention: float = 0.1  # share of known-answer items among the served items
     exclude_failed: bool = True  # drop votes of annotators who fail attention checks
-    min_pass_rate: float = 0.7  # below this pass rate an annotator fails ...
-    min_checks: int = 2  # ... once they answered at least this many checks
+    # The pass rule. Default: the paper's "pass all" (one failed check fails the annotator).
+    min_pass_rate: float = 1.0  # below this pass rate an annotator fails ...
+    min_checks: int = 1  # ... once they answered at least this many checks
+    attention_labels: str = "relevant"  # known labels checks use: relevant (the paper) | both
     task: str = "auto"  # auto (answers -> answer task, else graded) | answer | graded
     threshold: int = 2  # graded task: label = grade >= threshold
     qrels_threshold: Optional[int] = None  # relevance threshold of the original qrels; None: guess
@@ -47,6 +50,10 @@ class AnnotateSettings:
             raise UsageError(f"min_pass_rate must be in [0, 1] (got {self.min_pass_rate})")
         if self.min_checks < 1:
             raise UsageError(f"min_checks must be >= 1 (got {self.min_checks})")
+        if self.history_ab not in ("off", "case", "annotator"):
+            raise UsageError(f"history_ab must be off, case or annotator (got {self.history_ab!r})")
+        if self.attention_labels not in ("relevant", "both"):
+            raise UsageError(f"attention_labels must be relevant or both (got {self.attention_labels!r})")
         if self.task not in TASKS:
             raise UsageError(f"task must be one of {', '.join(TASKS)} (got {self.task!r})")
         if self.threshold not in (1, 2, 3):
@@ -59,6 +66,15 @@ class AnnotateSettings:
             raise UsageError(f"public_url must look like https://host[:port] (got {self.public_url!r})")
         return self
 
+    def shows_history(self, qid: str, docid: str, user_id: Optional[int]) -> bool:
+        """Whether this annotator sees this escalation's debate history (the A/B arms:
+        :mod:`qrelkit.annotate.ab`)."""
+        if self.history_ab == "case":
+            return _half(self.seed, "case", qid, docid)
+        if self.history_ab == "annotator":
+            return user_id is not None and _half(self.seed, "annotator", user_id)
+        return not self.hide_history
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -70,6 +86,14 @@ class AnnotateSettings:
 
     def updated(self, **changes: Any) -> "AnnotateSettings":
         return replace(self, **{k: v for k, v in changes.items() if v is not None}).validate()
+
+
+def _half(seed: int, *parts: object) -> bool:
+    """A seeded, stable coin: half of all keys get True."""
+    import hashlib
+
+    key = "\x00".join(str(p) for p in (seed, *parts)).encode()
+    return hashlib.sha256(key).digest()[0] % 2 == 0
 
 
 def public_origin(url: str) -> Optional[str]:

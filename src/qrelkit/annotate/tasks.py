@@ -124,12 +124,13 @@ def _attention_priority(seed: int, qid: str, docid: str, n_real: int) -> int:
 
 
 def _add_attention(store, settings: AnnotateSettings, n: int, seed: int, now: float) -> int:
-    """Known answers from the original qrels, half relevant and half not where possible, drawn with ``seed``."""
+    """Known answers from the original qrels, drawn with ``seed``: relevant ones only (the paper's
+    checks "must be labelled relevant"), or half relevant and half not with ``attention_labels=both``."""
     rows = store.attention_candidates()
     qthr = qrels_threshold(store, settings)
     rng = random.Random(seed)
     rel = [r for r in rows if r.grade >= qthr]
-    non = [r for r in rows if r.grade < qthr]
+    non = [r for r in rows if r.grade < qthr] if settings.attention_labels == "both" else []
     rng.shuffle(rel)
     rng.shuffle(non)
     picked = []

@@ -164,7 +164,7 @@ def _check_open(store, settings, t, user_id: int, served_at: Optional[float], ex
         raise VoteRejected(409, "this case already has its votes")
     if served_at is None and have + store.leases_held_by_others(t.qid, t.docid, user_id, now) >= t.votes_needed:
         raise VoteRejected(409, "this case is assigned to other annotators")
-    if settings.hide_history:
+    if not settings.shows_history(t.qid, t.docid, user_id):
         return None
     return escalation_history(store, t.qid, t.docid) if t.kind == "escalation" else ()
 

@@ -31,6 +31,13 @@ console = Console(stderr=True)
 
 WorkspaceOpt = typer.Option(None, "-w", "--workspace", help="Workspace folder (holds qrelkit.sqlite and exports).")
 JsonOpt = typer.Option(False, "--json", help="Print exactly one JSON object on stdout instead of tables.")
+# Where judging runs (qrelkit.engines); a --ray-* option alone means --engine ray.
+EngineOpt = typer.Option(None, "--engine", help="local (default) | ray | ray(address=auto, actors=4, cpus=1, gpus=1).")
+RayAddressOpt = typer.Option(None, "--ray-address", help="Ray cluster: auto | ray://host:10001 (default: a local Ray "
+                             "started for the command).")
+RayActorsOpt = typer.Option(None, "--ray-actors", min=1, help="Ray actors, each holding one loaded model (default 2).")
+RayCpusOpt = typer.Option(None, "--ray-cpus", min=0.0, help="CPUs per Ray actor (default 1).")
+RayGpusOpt = typer.Option(None, "--ray-gpus", min=0.0, help="GPUs per Ray actor (default 0).")
 AllowEmptyOpt = typer.Option(
     False, "--allow-empty", help="Accept empty qrels and run files (by default an empty one is an error: usually the wrong file)."
 )

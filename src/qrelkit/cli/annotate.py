@@ -222,6 +222,12 @@ def settings_cmd(
     ),
     min_pass_rate: Optional[float] = typer.Option(None, "--min-pass-rate", help="Attention pass rate below which an annotator fails."),
     min_checks: Optional[int] = typer.Option(None, "--min-checks", help="Checks needed before an annotator can fail."),
+    attention_labels: Optional[str] = typer.Option(
+        None, "--attention-labels", help="Known labels attention checks use: relevant (default, as in DREAM) | both."
+    ),
+    history_ab: Optional[str] = typer.Option(
+        None, "--history-ab", help="A/B: off | case (half the escalations with history) | annotator (half the people)."
+    ),
     task: Optional[str] = typer.Option(None, "--task", help="auto | answer | graded."),
     threshold: Optional[int] = typer.Option(None, "--threshold", help="Graded task: relevant = grade >= threshold."),
     secure_cookie: Optional[bool] = typer.Option(
@@ -242,6 +248,7 @@ def settings_cmd(
     changes = dict(
         hide_history=hide_history, votes=votes, attention=attention, exclude_failed=exclude_failed,
         min_pass_rate=min_pass_rate, min_checks=min_checks, task=task, threshold=threshold,
+        attention_labels=attention_labels, history_ab=history_ab,
         secure_cookie=secure_cookie, link_days=link_days, public_url=public_url, trust_proxy=trust_proxy,
     )
     with _open(workspace) as store:
@@ -257,3 +264,26 @@ def settings_cmd(
     else:
         for k, v in s.to_dict().items():
             console.print(f"{k} = {v}")
+
+
+@annotate_app.command("ab")
+def ab_cmd(workspace: Optional[Path] = WorkspaceOpt, json_out: bool = JsonOpt) -> None:
+    """People with vs without the debate history: Fleiss' kappa and agreement with the original qrels per arm."""
+    from rich.table import Table
+
+    from qrelkit.annotate.ab import ab_report
+    from qrelkit.annotate.settings import load_settings
+
+    with _open(workspace) as store:
+        arms = [a.to_dict() for a in ab_report(store, load_settings(store))]
+    if json_out:
+        print_json({"arms": arms})
+        return
+    table = Table(title="escalations: history shown vs not (valid votes)")
+    cols = ["cases", "votes", "fleiss_kappa", "vote_agreement", "majority_agreement"]
+    table.add_column("history")
+    for c in cols:
+        table.add_column(c.replace("_", " "), justify="right")
+    for a in arms:
+        table.add_row("shown" if a["history_shown"] else "hidden", *("-" if a[c] is None else str(a[c]) for c in cols))
+    console.print(table)

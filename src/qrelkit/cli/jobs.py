@@ -13,7 +13,12 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import (
+    EngineOpt,
     JsonOpt,
+    RayActorsOpt,
+    RayAddressOpt,
+    RayCpusOpt,
+    RayGpusOpt,
     WorkspaceOpt,
     app,
     console,
@@ -56,12 +61,21 @@ class JobOptions:
     no_cache: bool = _option(typer.Option(
         False, "--no-cache", help="Do not read the call cache (calls are still written to it)."))
     no_report: bool = _option(typer.Option(False, "--no-report", help="Skip the HTML report."))
+    engine: Optional[str] = _option(EngineOpt)
+    ray_address: Optional[str] = _option(RayAddressOpt)
+    ray_actors: Optional[int] = _option(RayActorsOpt)
+    ray_cpus: Optional[float] = _option(RayCpusOpt)
+    ray_gpus: Optional[float] = _option(RayGpusOpt)
     as_json: bool = _option(JsonOpt)
 
     def run(self, job: Callable, **own: Any) -> None:
         """Run ``job`` (jobs.fill or jobs.build) with these options and the command's ``own`` ones; print."""
         ws = require_workspace(self.workspace)
+        from qrelkit.engines import engine_option
+
         overrides = {k: getattr(self, k) for k in PLAN_OVERRIDES}
+        overrides["engine"] = engine_option(self.engine, self.ray_address, self.ray_actors, self.ray_cpus,
+                                            self.ray_gpus)
         with judging_progress(transient=True) as cb:
             result = job(ws, self.plan, auto=self.auto, report=not self.no_report,
                          read_cache=not self.no_cache, progress=cb, **overrides, **own)

@@ -10,7 +10,12 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import (
+    EngineOpt,
     JsonOpt,
+    RayActorsOpt,
+    RayAddressOpt,
+    RayCpusOpt,
+    RayGpusOpt,
     WorkspaceOpt,
     app,
     console,
@@ -79,9 +84,15 @@ def judge(
         help="Simulation: answer escalations from these reference qrels (noted in provenance as 'oracle'; "
         "batch judges such as confidence learn from them). No label is written.",
     ),
+    engine: Optional[str] = EngineOpt,
+    ray_address: Optional[str] = RayAddressOpt,
+    ray_actors: Optional[int] = RayActorsOpt,
+    ray_cpus: Optional[float] = RayCpusOpt,
+    ray_gpus: Optional[float] = RayGpusOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Judge the workspace's pending cases; re-running resumes where it stopped."""
+    from qrelkit.engines import engine_option
     from qrelkit.evaluate.threshold import parse_threshold
     from qrelkit.judging import JudgingJob, run_job
     from qrelkit.store import Store
@@ -94,7 +105,7 @@ def judge(
         reference = dict(load_qrels(oracle).pairs)
     job = JudgingJob(method=method, model=model, task=task, share=share, limit=limit, concurrency=concurrency,
                      budget=budget, prefilter=prefilter, threshold=parse_threshold(threshold), read_cache=not no_cache,
-                     oracle=reference)
+                     oracle=reference, engine=engine_option(engine, ray_address, ray_actors, ray_cpus, ray_gpus))
     job.spec()  # a bad spec or budget is reported before the workspace is opened
     with Store.open(ws) as store, judging_progress() as update:
         summary = run_job(store, job, update)

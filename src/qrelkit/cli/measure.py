@@ -119,6 +119,11 @@ def agree(
         False, "--assessor-column",
         help="The --labels file holds several assessors: its second column (normally 0) names the assessor.",
     ),
+    by_round: bool = typer.Option(
+        False, "--by-round",
+        help="With -w: per debate round, consensus share, persistence of round-1 consensus, spurious consensus "
+             "rate, bAcc and recall per class of consensus labels (run the debate with stop=never).",
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """Agreement of labels with a reference (kappa, alpha, balanced accuracy, ...) and among assessors (Fleiss)."""
@@ -158,7 +163,9 @@ def agree(
                      out["reference"] if ref_pairs is not None else labels[0])
     out.update(thr.to_dict())
     threshold = thr.value
-    if workspace is not None:
+    if workspace is not None and by_round:
+        out["by_round"] = _by_round(judgments, ref_pairs, threshold, workspace)
+    elif workspace is not None:
         results.extend(j.to_dict() for j in judgments_agreement(judgments, ref_pairs, threshold))
     if ref_pairs is not None:
         results.extend(compare_labels(ref_pairs, s, threshold, name=n).to_dict() for n, s in sources)
@@ -171,10 +178,35 @@ def agree(
     if as_json:
         print_json(out)
         return
+    if "by_round" in out:
+        _print_by_round(out["by_round"], out["reference"], thr.describe())
     if results:
         _print_agreement(results, out["reference"], thr.describe())
     if "assessors" in out:
         _print_assessors(out["assessors"])
+
+
+def _by_round(judgments: list, ref_pairs: dict, threshold: int, workspace: Path) -> dict:
+    from qrelkit.evaluate.persistence import by_round, debates_by_method
+
+    debates = debates_by_method(judgments)
+    if not debates:
+        raise UsageError(f"{workspace} has no debate judgments; --by-round reads debate histories")
+    return {m: [r.to_dict() for r in by_round(d, ref_pairs, threshold)] for m, d in debates.items()}
+
+
+def _print_by_round(tables: dict, reference: str, relevant: str) -> None:
+    cols = ["debates", "consensus", "persistence", "spurious", "balanced_accuracy", "recall_relevant",
+            "recall_nonrelevant"]
+    for method, rows in tables.items():
+        table = Table(title=f"{method}: consensus by round vs {reference} ({relevant})")
+        table.add_column("round")
+        for c in cols:
+            table.add_column(c.replace("_", " "), justify="right")
+        for r in rows:
+            table.add_row(str(r["round"]), *("-" if r[c] is None else f"{r[c]:.3f}" if isinstance(r[c], float)
+                                             else str(r[c]) for c in cols))
+        console.print(table)
 
 
 def _print_agreement(results: list[dict], reference: str, relevant: str) -> None:

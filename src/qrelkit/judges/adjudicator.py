@@ -6,6 +6,11 @@ will not see. It works from the debate history as stored in provenance (the
 shape documented in :mod:`qrelkit.judges.debate`), so an escalation can be
 adjudicated long after the debate ran. A failed call is an error, never a
 guessed label.
+
+What it reads depends on the debate's prompt version: ``v1`` (the old protocol) sees the last
+two rounds, clipped to 120/300 characters, so that everything fits a 2048-token context; ``v2``
+sees what the paper's adjudicator sees — the outputs of the *final* round from every agent
+(``adjudicator_sees=final``, default) or every round (``all``), within the debate's own limits.
 """
 
 from __future__ import annotations
@@ -42,16 +47,24 @@ class Ruling:
         return out
 
 
-def render_debate(history: list[dict], inp: JudgeInput) -> str:
-    t = prompts.load(TEMPLATE)
+def _shown(history: list[dict], sees: str) -> list[dict]:
+    if sees == "v1":
+        return history[-LAST_ROUNDS:]
+    return history[-1:] if sees == "final" else history
+
+
+def render_debate(history: list[dict], inp: JudgeInput, lim: Any = None, sees: str = "v1") -> str:
+    t = prompts.load(f"{TEMPLATE}.{'v1' if sees == 'v1' else 'v2'}")
+    quote_chars = QUOTE_CHARS if lim is None or sees == "v1" else lim.history_quote_chars
+    reasoning_chars = REASONING_CHARS if lim is None or sees == "v1" else lim.history_reasoning_chars
     lines = []
-    for rnd in history[-LAST_ROUNDS:]:
+    for rnd in _shown(history, sees):
         # stance order, not agent order: the ruling must not depend on debate(first=...)
         for a in sorted(rnd.get("agents", []), key=lambda x: x.get("stance") != "relevant"):
             value = a.get("grade") if inp.task.graded else a.get("label")
             quotes = (
                 "; ".join(
-                    f'"{prompts.clip(e["quote"], QUOTE_CHARS)}"'
+                    f'"{prompts.clip(e["quote"], quote_chars)}"'
                     + ("" if e.get("found") else " (not found in the document)")
                     for e in a.get("evidence", [])
                 )
@@ -66,7 +79,7 @@ def render_debate(history: list[dict], inp: JudgeInput) -> str:
                     if a.get("error") is None
                     else "nothing (the call failed)",
                     quotes=quotes,
-                    reasoning=prompts.clip(a.get("reasoning", ""), REASONING_CHARS),
+                    reasoning=prompts.clip(a.get("reasoning", ""), reasoning_chars),
                 )
             )
     return prompts.delimit(prompts.escape("\n\n".join(lines)), "DEBATE")
@@ -77,16 +90,25 @@ async def adjudicate(
     history: list[dict],
     client: Any,
     meter: Meter,
-    doc_tokens: int = prompts.DEFAULT_DOC_TOKENS,
+    lim: Any = None,
+    sees: str = "final",
 ) -> Ruling:
-    t = prompts.load(TEMPLATE)
+    """One call: the ruling on ``history`` (``lim``: the debate's Limits; None means v1's)."""
+    v1 = lim is None or lim.prompt == "v1"
+    t = prompts.load(f"{TEMPLATE}.{'v1' if v1 else lim.prompt}")
     task_t = inp.task.template()
-    block, _ = prompts.document_block(inp.text, doc_tokens)
+    block, _ = prompts.document_block(inp.text, prompts.DEFAULT_DOC_TOKENS if lim is None else lim.doc_tokens)
+    if v1:
+        crit = task_t.render("criteria")
+    else:
+        from qrelkit.judges.debate_turn import criteria
+
+        crit = criteria(prompts.load(f"debate_agent.{lim.prompt}"), inp)
     messages = t.messages(
-        criteria=task_t.render("criteria"),
+        criteria=crit,
         query_block=inp.query_block(),
         document=block,
-        debate=render_debate(history, inp),
+        debate=render_debate(history, inp, lim, "v1" if v1 else sees),
         format=task_t.render("adjudicator_format"),
     )
     c = meter.add(

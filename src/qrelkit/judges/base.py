@@ -221,6 +221,13 @@ class Judge:
     def check_client(self, client: Any) -> None:
         """Raise a CapabilityError when the client cannot serve this judge (default: ``requires`` says it)."""
 
+    def extra_usage(self) -> Any:
+        """What clients of the judge's own (not the job's) spent this run; the runner adds it to the
+        totals (``debate(models=[...])``: each agent's model has a client of its own)."""
+        from qrelkit.types import Usage
+
+        return Usage()
+
     async def learn(self, ctx: "LearningContext", client: Any) -> "Learned":
         """Read people's labels before the first case; called exactly when ``learns`` is true."""
         raise NotImplementedError(f"{self.NAME} says it learns but has no learn()")
@@ -341,4 +348,5 @@ def parsed_decision(completion: Any, task: Task) -> tuple[Optional[int], Optiona
 
 
 def template_versions(*names: str) -> dict[str, str]:
-    return {n: prompts.load(n).version for n in names}
+    """Versions by template name; ``"debate_agent.v1"`` pins a version and is keyed ``debate_agent``."""
+    return {n.partition(".v")[0]: prompts.load(n).version for n in names}

@@ -1,4 +1,13 @@
-"""Two agents with opposing initial stances debate; agreement is accepted.
+"""Agents with opposing initial stances debate; agreement is accepted (DREAM).
+
+Beyond the two-agent protocol below (the DREAM paper's, with prompt v2 by default; see
+:mod:`qrelkit.judges.debate_turn` for the prompt versions and context limits): ``agents=N`` or
+``stances=[...]`` run more agents (agreement = all agree; calls = agents x rounds when nobody
+agrees), ``models=[...]`` gives each agent its own model client, ``temperature=`` one value or
+one per agent, and ``stop=never`` keeps debating after consensus, storing every round's labels
+as ``labels_by_round`` (the final round decides). A v2 verdict's provenance also has
+``prompt``, ``limits``, ``agents`` (stance, temperature, model), ``stop`` and
+``adjudicator_sees``; with more than two agents each history entry carries its ``agent`` index.
 
 Agent *relevant* is told it starts out believing the document is relevant,
 agent *irrelevant* that it is not; ``first`` says which of them is agent A
@@ -62,10 +71,10 @@ narrative gets error verdicts saying why. The adjudicator does not see it.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any, Optional
 
 from qrelkit import prompts
+from qrelkit.errors import UsageError
 from qrelkit.judges import Param, boolean, choice, integer, register
 from qrelkit.judges.adjudicator import adjudicate
 from qrelkit.judges.base import (
@@ -78,52 +87,29 @@ from qrelkit.judges.base import (
     Task,
     Verdict,
     error_verdict,
-    parsed_decision,
     template_versions,
 )
-from qrelkit.judges.evidence import QuoteCheck, check_quotes
+from qrelkit.judges.debate_turn import IRRELEVANT, RELEVANT, Agent, Turn, limits, take_turn
 from qrelkit.judges.labels import Learned, LearningContext
+from qrelkit.judges.narrative import SAME, model_ref
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
+from qrelkit.specs import listing, number
 
-RELEVANT, IRRELEVANT = "relevant", "irrelevant"
-MAX_TOKENS = 360
-MAX_QUOTES = 3
-# what one agent's output may take in the next round's prompt (keeps a round in 2048 tokens)
-HISTORY_QUOTE_CHARS = 160
-HISTORY_REASONING_CHARS = 400
-# Bounded so that a reply always fits MAX_TOKENS (grammar-constrained backends
-# enforce the bounds; the client's validator checks maxItems, not maxLength).
-EVIDENCE = (
-    "evidence",
-    {"type": "array", "items": {"type": "string", "maxLength": 150}, "maxItems": MAX_QUOTES},
-)
-REASONING = ("reasoning", {"type": "string", "maxLength": 400})
+__all__ = ["Debate", "Turn", "round_half_up_mean", "RELEVANT", "IRRELEVANT"]
+
+# Context limits large enough for a whole MS MARCO passage or BEIR chunk (1024 tokens ~ 4096
+# characters covers 99 % of LLMJudge-dev passages); v1's were sized for a 2048-token context.
+DOC_TOKENS = 1024
 
 
-@dataclass(frozen=True)
-class Turn:
-    """One agent's answer in one round."""
-
-    stance: str
-    value: Optional[int]  # grade (graded) or label (answer); None when the call failed
-    label: Optional[int]
-    evidence: tuple[QuoteCheck, ...]
-    reasoning: str
-    error: Optional[str] = None
-
-    def as_dict(self, task: Task) -> dict:
-        return {
-            "stance": self.stance,
-            "label": self.label,
-            "grade": self.value if task.graded else None,
-            "evidence": [q.as_dict() for q in self.evidence],
-            "reasoning": self.reasoning,
-            "error": self.error,
-        }
+def round_half_up_mean(*grades: int) -> int:
+    """Mean rounded half up: (2, 3) -> 3, (0, 1) -> 1; for two agents (a + b + 1) // 2."""
+    n = len(grades)
+    return (2 * sum(grades) + n) // (2 * n)
 
 
-def round_half_up_mean(a: int, b: int) -> int:
-    return (a + b + 1) // 2
+def _stance(text: str) -> str:
+    return choice(RELEVANT, IRRELEVANT)(text)
 
 
 @register
@@ -133,9 +119,28 @@ class Debate(AdjudicatingJudge):
         "rounds": Param(2, integer(1, 10), "rounds before escalating"),
         "first": Param(RELEVANT, choice(RELEVANT, IRRELEVANT), "stance of agent A"),
         "adjudicator": Param("human", choice("human", "llm"), "who settles a persistent disagreement"),
-        "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
+        "doc_tokens": Param(DOC_TOKENS, integer(16), "document token budget", legacy=prompts.DEFAULT_DOC_TOKENS),
         "narrative": Param(False, boolean, "both agents read the topic's induced narrative", omit_default=True),
+        "prompt": Param("v2", choice("v1", "v2"), "prompt version: v2 (the paper's agent rules) or v1 (the looser rules before, kept so old workspaces resume)",
+                        legacy="v1", absent="v1"),
+        "quotes": Param(5, integer(1, 20), "quotes an agent may give (v2)", omit_default=True),
+        "reasoning_chars": Param(1200, integer(100), "characters of an agent's reasoning (v2)", omit_default=True),
+        "adjudicator_sees": Param("final", choice("final", "all"), "rounds the LLM adjudicator reads (v2)",
+                                  omit_default=True),
+        "agents": Param(2, integer(2, 8), "debaters, split between the two stances", omit_default=True),
+        "stances": Param((), listing(_stance, 0, 8), "initial stance per agent, e.g. [relevant,irrelevant]",
+                         omit_default=True),
+        "temperature": Param((0.0,), listing(number(0.0, 2.0), 1, 8), "one temperature or one per agent",
+                             omit_default=True),
+        "models": Param((), listing(model_ref, 0, 8), "one model spec per agent, 'same' for the job's model",
+                        omit_default=True),
+        "stop": Param("agree", choice("agree", "never"), "never: debate all rounds after consensus too",
+                      omit_default=True),
     }
+    # the parameters every id stored before prompt v2 wrote out (narrative only when true): such an
+    # id reads back as the v1 debate it was judged with (see qrelkit.judges.spec._as_stored)
+    STORED_FORM = frozenset({"adjudicator", "doc_tokens", "first", "rounds"})
+    STORED_OPTIONAL = frozenset({"narrative"})
     requires = frozenset({CHAT, JSON_SCHEMA})
 
     def __init__(self, spec: Any, defer_adjudication: bool = False):
@@ -145,10 +150,18 @@ class Debate(AdjudicatingJudge):
         self.first: str = spec["first"]
         self.adjudicator: str = spec["adjudicator"]
         self.doc_tokens: int = spec["doc_tokens"]
-        self.stances = (RELEVANT, IRRELEVANT) if self.first == RELEVANT else (IRRELEVANT, RELEVANT)
+        self.prompt: str = spec["prompt"]
+        self.adjudicator_sees: str = spec["adjudicator_sees"]
+        self.stop: str = spec["stop"]
+        self.limits = limits(self.prompt, self.doc_tokens, spec["quotes"], spec["reasoning_chars"])
+        self.agents = _agents(spec)
+        self.stances = tuple(a.stance for a in self.agents)
+        if self.prompt == "v1":
+            _check_v1(spec)
         self.narrative: bool = spec["narrative"]
         self.learns = self.narrative
         self.book: Any = None
+        self.clients: dict[str, Any] = {}  # per-agent model clients (debate(models=[...])), see bind_clients
         if self.narrative:
             from qrelkit.judges.narrative import NarrativeBook
 
@@ -159,82 +172,12 @@ class Debate(AdjudicatingJudge):
         return await self.book.ensure(ctx, client)
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
-        names: tuple[str, ...] = ("debate_agent", f"task_{task_name}")
+        names: tuple[str, ...] = (f"debate_agent.{self.prompt}", f"task_{task_name}")
         if self.narrative:
             names += ("narrative_guide",)
-        return names + ("adjudicator",) if self.adjudicator == "llm" else names
+        return names + (f"adjudicator.{self.prompt}",) if self.adjudicator == "llm" else names
 
-    async def _turn(
-        self,
-        stance: str,
-        rnd: int,
-        prev: Optional[tuple[Turn, Turn]],
-        inp: JudgeInput,
-        block: str,
-        client: Any,
-        version: str,
-        guide: str = "",
-    ) -> tuple[Turn, Any]:
-        t = prompts.load("debate_agent")
-        task_t = inp.task.template()
-        history = ""
-        if prev is not None:
-            mine = next(x for x in prev if x.stance == stance)
-            theirs = next(x for x in prev if x.stance != stance)
-            entries = "\n\n".join(
-                t.render(
-                    "history_entry",
-                    who=t.render(who),
-                    decision=inp.task.describe(x.value),
-                    quotes=_quotes(x.evidence),
-                    reasoning=prompts.clip(x.reasoning, HISTORY_REASONING_CHARS),
-                )
-                for who, x in (("you", mine), ("opponent", theirs))
-            )
-            history = "\n" + prompts.delimit(
-                prompts.escape(t.render("history", round=rnd - 1, entries=entries)), "DEBATE"
-            )
-        instructions = t.render("round1") if rnd == 1 else t.render("later", round=rnd)
-        messages = [
-            prompts.Message("system", t.render("system", stance=t.render(f"stance_{stance}"))),
-            prompts.Message(
-                "user",
-                t.render(
-                    "user",
-                    criteria=task_t.render("criteria"),
-                    query_block=inp.query_block() + guide,
-                    document=block,
-                    history=history,
-                    instructions=instructions,
-                    format=task_t.render("agent_format"),
-                ),
-            ),
-        ]
-        c = await client.complete(
-            messages,
-            schema=inp.task.decision_schema(EVIDENCE, REASONING),
-            max_tokens=MAX_TOKENS,
-            version=version,
-        )
-        value, problem = parsed_decision(c, inp.task)
-        if value is None:
-            return Turn(stance, None, None, (), "", problem or "no decision"), c
-        quotes = [q for q in c.parsed.get("evidence", []) if isinstance(q, str)][:MAX_QUOTES]
-        return Turn(
-            stance,
-            value,
-            inp.task.binary(value),
-            check_quotes(quotes, inp.text),
-            str(c.parsed.get("reasoning", "")),
-        ), c
-
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
-        meter = Meter()
-        task = inp.task
-        versions = template_versions(*self.templates_for(task.name))
-        agent_version = f"{versions['debate_agent']}|{versions[f'task_{task.name}']}"
-        block, tr = prompts.document_block(inp.text, self.doc_tokens)
-        history: list[dict] = []
+    def _provenance(self, versions: dict, tr: Any, history: list) -> dict:
         prov: dict = {
             "templates": versions,
             "truncation": tr.as_dict(),
@@ -243,6 +186,53 @@ class Debate(AdjudicatingJudge):
             "adjudicator": self.adjudicator,
             "history": history,
         }
+        if self.prompt != "v1":
+            prov["prompt"] = self.prompt
+            prov["limits"] = self.limits.as_dict()
+            prov["agents"] = [{"stance": a.stance, "temperature": a.temperature,
+                               "model": str(a.model) if a.model is not None else SAME} for a in self.agents]
+            prov["stop"] = self.stop
+            prov["adjudicator_sees"] = self.adjudicator_sees
+        return prov
+
+    def _version(self, versions: dict, task: Task, agent: Agent) -> str:
+        v = f"{versions['debate_agent']}|{versions[f'task_{task.name}']}"
+        if self.narrative:
+            v += f"|{versions['narrative_guide']}"
+        # agents sharing a stance would share a prompt, hence a cache entry: number them
+        return v + (f"|agent={agent.index}" if len(self.agents) > 2 else "")
+
+    def check_client(self, client: Any) -> None:
+        """Make each agent's own client (``models=[...]``) before any call, caching in the job's
+        store: every model has its own cache keys and its own rows in the cost accounting."""
+        from qrelkit.llm.spec import make_client
+
+        for a in self.agents:
+            spec = a.model.spec if a.model is not None else SAME
+            if spec != SAME and spec not in self.clients:
+                own = make_client(spec, store=getattr(client, "store", None))
+                own.require(*sorted(self.requires))
+                self.clients[spec] = own
+
+    def extra_usage(self) -> Any:
+        from qrelkit.types import Usage
+
+        total = Usage()
+        for own in self.clients.values():
+            total = total + own.usage
+        return total
+
+    def _client(self, agent: Agent, client: Any) -> Any:
+        spec = agent.model.spec if agent.model is not None else SAME
+        return client if spec == SAME else self.clients[spec]
+
+    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+        meter = Meter()
+        task = inp.task
+        versions = template_versions(*self.templates_for(task.name))
+        block, tr = prompts.document_block(inp.text, self.doc_tokens)
+        history: list[dict] = []
+        prov = self._provenance(versions, tr, history)
         guide_text = ""
         if self.narrative:
             guide = self.book.get(inp.topic.qid)
@@ -250,56 +240,57 @@ class Debate(AdjudicatingJudge):
                 return error_verdict(self.book.problem(inp.topic.qid), meter, prov)
             prov["narrative"] = guide.as_prov()
             guide_text = "\n\n" + guide.render()
-            agent_version += f"|{versions['narrative_guide']}"
-        prev: Optional[tuple[Turn, Turn]] = None
+        n, numbered = len(self.agents), len(self.agents) > 2
+        prev: Optional[tuple[Turn, ...]] = None
+        agreed: Optional[tuple[int, tuple[Turn, ...]]] = None
         for rnd in range(1, self.rounds + 1):
-            results = await asyncio.gather(
-                *(self._turn(s, rnd, prev, inp, block, client, agent_version, guide_text) for s in self.stances)
-            )
+            results = await asyncio.gather(*(
+                take_turn(a, n, rnd, prev, inp, block, self._client(a, client),
+                          self._version(versions, task, a), self.limits, guide_text)
+                for a in self.agents
+            ))
             for _, c in results:
                 meter.add(c)
-            a, b = (turn for turn, _ in results)
-            history.append({"round": rnd, "agents": [a.as_dict(task), b.as_dict(task)]})
-            failed = [x for x in _by_stance(a, b) if x.error]
+            turns = tuple(turn for turn, _ in results)
+            history.append({"round": rnd, "agents": [x.as_dict(task, numbered) for x in turns]})
+            failed = [x for x in _by_stance(turns) if x.error]
             if failed:
                 why = "; ".join(f"{x.stance} agent: {x.error}" for x in failed)
                 return error_verdict(f"round {rnd}: {why}", meter, prov, round=rnd)
-            if a.label == b.label:
-                grade = round_half_up_mean(a.value, b.value) if task.graded else a.label
-                return Verdict(
-                    status=CONSENSUS,
-                    label=a.label,
-                    grade=grade,
-                    round=rnd,
-                    rationale=_rationale(a, b),
-                    evidence=_found(a, b),
-                    provenance=prov,
-                    usage=meter.usage,
-                )
-            prev = (a, b)
-        assert prev is not None
-        a, b = _by_stance(*prev)
-        gap = abs(a.value - b.value) if task.graded else 1
+            if len({x.label for x in turns}) == 1:
+                agreed = (rnd, turns)
+                if self.stop == "agree":
+                    break
+            else:
+                agreed = None
+            prev = turns
+        if self.stop == "never":
+            prov["labels_by_round"] = [[a["label"] for a in h["agents"]] for h in history]
+        if agreed is not None:
+            rnd, turns = agreed
+            return self._consensus(turns, rnd, task, prov, meter)
+        return await self._disagreement(prev, inp, prov, client, meter)
+
+    def _consensus(self, turns: tuple[Turn, ...], rnd: int, task: Task, prov: dict, meter: Meter) -> Verdict:
+        label = turns[0].label
+        grade = round_half_up_mean(*(x.value for x in turns)) if task.graded else label
+        return Verdict(status=CONSENSUS, label=label, grade=grade, round=rnd, rationale=_rationale(turns),
+                       evidence=_found(turns), provenance=prov, usage=meter.usage)
+
+    async def _disagreement(self, last: Any, inp: JudgeInput, prov: dict, client: Any, meter: Meter) -> Verdict:
+        task = inp.task
+        turns = _by_stance(last)
+        values = [x.value for x in turns]
+        gap = max(values) - min(values) if task.graded else 1
         prov["disagreement"] = {"grade_gap": gap, "rounds": self.rounds}
         if self.adjudicator == "llm" and not self.defer_adjudication:
-            return await self.settle(inp, prov, client, meter, _found(a, b))
+            return await self.settle(inp, prov, client, meter, _found(turns))
         if self.adjudicator == "llm":
             prov["adjudication"] = "deferred"  # the runner's --budget decides: people or the adjudicator
-        reason = (
-            f"the agents still disagree after {self.rounds} round{'s' if self.rounds > 1 else ''}: "
-            f"{a.stance} agent says {task.describe(a.value)}, {b.stance} agent says {task.describe(b.value)}"
-        )
-        return Verdict(
-            status=ESCALATE,
-            label=None,
-            grade=None,
-            round=self.rounds,
-            reason=reason,
-            rationale=_rationale(a, b),
-            evidence=_found(a, b),
-            provenance=prov,
-            usage=meter.usage,
-        )
+        says = ", ".join(f"{x.stance} agent says {task.describe(x.value)}" for x in turns)
+        reason = f"the agents still disagree after {self.rounds} round{'s' if self.rounds > 1 else ''}: {says}"
+        return Verdict(status=ESCALATE, label=None, grade=None, round=self.rounds, reason=reason,
+                       rationale=_rationale(turns), evidence=_found(turns), provenance=prov, usage=meter.usage)
 
     async def settle(
         self,
@@ -314,7 +305,7 @@ class Debate(AdjudicatingJudge):
         prov = dict(prov)
         prov.pop("adjudication", None)
         task = inp.task
-        ruling = await adjudicate(inp, prov.get("history") or [], client, meter, self.doc_tokens)
+        ruling = await adjudicate(inp, prov.get("history") or [], client, meter, self.limits, self.adjudicator_sees)
         prov["ruling"] = ruling.as_dict(task.field)
         rounds = len(prov.get("history") or []) or self.rounds
         if ruling.value is None:
@@ -332,29 +323,45 @@ class Debate(AdjudicatingJudge):
         )
 
 
-def _quotes(evidence: tuple[QuoteCheck, ...]) -> str:
-    return (
-        "; ".join(
-            f'"{prompts.clip(q.quote, HISTORY_QUOTE_CHARS)}"'
-            + ("" if q.found else " (not found in the document)")
-            for q in evidence
-        )
-        or "none"
+def _agents(spec: Any) -> tuple[Agent, ...]:
+    """The debaters: ``stances`` as given, else ``agents`` alternating from ``first``."""
+    other = IRRELEVANT if spec["first"] == RELEVANT else RELEVANT
+    stances = spec["stances"] or tuple(spec["first"] if i % 2 == 0 else other for i in range(spec["agents"]))
+    n = len(stances)
+    if spec["stances"] and spec["agents"] not in (2, n):
+        raise UsageError(f"method spec {spec}: agents={spec['agents']} but {n} stances")
+    if n < 2:
+        raise UsageError(f"method spec {spec}: a debate needs at least two agents")
+    temps, models = spec["temperature"], spec["models"]
+    for what, values in (("temperature", temps), ("models", models)):
+        if len(values) not in (0, 1, n):
+            raise UsageError(f"method spec {spec}: {what} needs one value or one per agent ({n}), got {len(values)}")
+    return tuple(
+        Agent(i, s, temps[i] if len(temps) == n else temps[0],
+              (models[i] if len(models) == n else models[0]) if models else None)
+        for i, s in enumerate(stances)
     )
 
 
-def _by_stance(a: Turn, b: Turn) -> tuple[Turn, Turn]:
-    """The relevant-stance agent first: texts built from both never depend on ``first``."""
-    return (a, b) if a.stance == RELEVANT else (b, a)
+def _check_v1(spec: Any) -> None:
+    """v1 is the old protocol as it was; parameters it never had would silently do nothing."""
+    for key in ("quotes", "reasoning_chars", "adjudicator_sees", "agents", "stances", "temperature", "models", "stop"):
+        if key in spec.given:
+            raise UsageError(f"method spec {spec}: {key} needs prompt=v2 (v1 keeps its own limits)")
 
 
-def _rationale(a: Turn, b: Turn) -> str:
-    return " | ".join(f"[{x.stance} agent] {x.reasoning}" for x in _by_stance(a, b) if x.reasoning)
+def _by_stance(turns: Any) -> tuple[Turn, ...]:
+    """Relevant-stance agents first: texts built from all never depend on ``first``."""
+    return tuple(sorted(turns, key=lambda x: (x.stance != RELEVANT, x.agent)))
 
 
-def _found(a: Turn, b: Turn) -> tuple[str, ...]:
+def _rationale(turns: Any) -> str:
+    return " | ".join(f"[{x.stance} agent] {x.reasoning}" for x in _by_stance(turns) if x.reasoning)
+
+
+def _found(turns: Any) -> tuple[str, ...]:
     seen: dict[str, None] = {}
-    for x in _by_stance(a, b):
+    for x in _by_stance(turns):
         for q in x.evidence:
             if q.found:
                 seen.setdefault(q.quote, None)

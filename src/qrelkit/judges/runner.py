@@ -57,7 +57,7 @@ from qrelkit.judges.labels import (
     sample_labels,
 )
 from qrelkit.judges.preparation import check_client, prepare
-from qrelkit.judges.selection import SHARES, check_changed_default, resolve_task, select_cases
+from qrelkit.judges.selection import SHARES, resolve_task, select_cases
 from qrelkit.judges.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
 from qrelkit.types import Case, Usage
 
@@ -145,6 +145,21 @@ async def _judge_each(judge: Judge, pending: Sequence[Case], client: Any, concur
         raise
 
 
+def resumed_spec(store: Any, spec: JudgeSpec, model: str) -> JudgeSpec:
+    """``spec``, or the spec as it was before its defaults changed (:meth:`JudgeSpec.as_before`)
+    when this workspace was judged under that one: its judgments, or a judging run of it with
+    this model. A new default (debate's prompt v2) never re-judges a workspace's old work; the
+    user opts in by writing the parameter out (``debate(prompt=v2)``)."""
+    before = spec.as_before()
+    if before == spec:
+        return spec
+    old = before.canonical
+    if store.judged_pairs(old, model):
+        return before
+    runs = store.command_runs("judge")
+    return before if any(r["args"].get("method") == old and r["args"].get("model") == model for r in runs) else spec
+
+
 async def arun_judging(
     store: Any,
     method_spec: str | JudgeSpec,
@@ -162,8 +177,8 @@ async def arun_judging(
     """Judge the selected cases; see :func:`run_judging`."""
     t0 = time.perf_counter()
     spec = parse_spec(method_spec) if isinstance(method_spec, str) else method_spec
+    spec = resumed_spec(store, spec, client.model_id)
     method, model = spec.canonical, client.model_id
-    check_changed_default(store, spec, model)
     tsk = resolve_task(store, task, threshold)
     bud = parse_budget(budget) if not isinstance(budget, Budget) else budget
     if concurrency < 1:
@@ -209,6 +224,8 @@ async def arun_judging(
         raise
     finally:
         used: Usage = client.usage - record.usage0
+        for j in judge.chain():
+            used = used + j.extra_usage()
         summary = summarise(
             store, selected, method, model, tsk, share, used, record.done,
             time.perf_counter() - t0, calibration, learned,

@@ -65,34 +65,3 @@ def select_cases(store: Any, share: str = "llm", limit: Optional[int] = None) ->
         cases = cases[:limit]
     return cases
 
-
-def check_changed_default(store: Any, spec: Any, model: str) -> None:
-    """Refuse to start a method whose default behaviour changed in a workspace judged under the old one.
-
-    A parameter declared with ``legacy`` (see :class:`qrelkit.specs.Param`) changed what the
-    bare method means; the old judgments keep their id, which now spells the legacy value
-    (``zero-shot`` before = ``zero-shot(narrative=topic)`` now). Judging that workspace again with
-    the bare name would silently start a second, different method next to the first (and pay
-    for every case again), so unless the new id has judgments already, the user is asked to say
-    which one they mean."""
-    from qrelkit.judges import REGISTRY
-    from qrelkit.specs import fmt
-
-    method = spec.canonical
-    if store.has_judgments(method, model):
-        return
-    links = spec.links()
-    for i, link in enumerate(links):
-        for key, param in REGISTRY[link.name].PARAMS.items():
-            was = param.legacy
-            if was is None or key in link.given or link[key] == was:
-                continue
-            old_link = link.with_params(**{key: fmt(was)})
-            old = "+".join(str(x if j != i else old_link) for j, x in enumerate(links))
-            if store.has_judgments(old, model):
-                raise UsageError(
-                    f"this workspace holds {model} judgments by {old}, made when {link.name} meant "
-                    f"{link.name}({key}={fmt(was)}); {link.name} now means {key}={fmt(link[key])}. "
-                    f"Write {link.name}({key}={fmt(was)}) to resume those judgments, or "
-                    f"{link.name}({key}={fmt(link[key])}) to judge anew with the new default"
-                )

@@ -91,8 +91,7 @@ class JudgeSpec:
         """This judge (not its chain) with parameters set from their spec text, validated."""
         new = _part(Call(self.name, tuple((k, str(v)) for k, v in values.items())), f"{self.name} spec")
         params = tuple((k, new[k] if k in values else v) for k, v in self.params)
-        declared = _registry()[self.name].PARAMS
-        omitted = frozenset(k for k, p in declared.items() if p.omitted(dict(params)[k]))
+        omitted = _omitted(_registry()[self.name].PARAMS, dict(params))
         return dataclasses.replace(self, params=params, omitted=omitted, given=self.given | frozenset(values))
 
     def with_main(self, main: "JudgeSpec") -> "JudgeSpec":
@@ -113,10 +112,48 @@ class JudgeSpec:
             return self
         return self.with_main(main.with_params(adjudicator=who))
 
+    def as_before(self) -> "JudgeSpec":
+        """The main judge as it was before its defaults changed: each parameter the user did not
+        give and that declares a ``legacy`` value set to it. A job whose workspace already holds
+        judgments under this id resumes them (a new default prompt never re-judges old work)."""
+        main = self.main
+        declared = _registry()[main.name].PARAMS
+        old = {k: str(p.legacy) for k, p in declared.items() if p.legacy is not None and k not in main.given}
+        if not old:
+            return self
+        before = main.with_params(**old)
+        return self.with_main(dataclasses.replace(before, given=main.given))
+
     def links(self) -> list["JudgeSpec"]:
         """The chain's judges in order, each without its successor."""
         own = dataclasses.replace(self, then=None)
         return [own, *(self.then.links() if self.then else [])]
+
+
+def _omitted(declared: dict, values: dict) -> frozenset[str]:
+    """Parameters the canonical id leaves out: new ones at their default, or at their ``absent`` value."""
+    return frozenset(
+        k for k, p in declared.items()
+        if (p.omit_default and values[k] == p.default) or (p.absent is not None and values[k] == p.absent)
+    )
+
+
+def _as_stored(cls: type, given: set[str]) -> dict[str, Any]:
+    """A method id stored before a default changed, read back as what it meant.
+
+    A judge whose defaults changed declares ``STORED_FORM``: the parameters its old canonical ids
+    always wrote out. A spec giving all of them and nothing that came later *is* such an id, and
+    the parameters it leaves out take their ``legacy`` values (``debate(adjudicator=human,
+    doc_tokens=400,first=relevant,rounds=2)`` is the v1 debate it was stored as), so a stored id
+    parses back to itself. A user's shorter spec gets the new defaults."""
+    form = getattr(cls, "STORED_FORM", None)
+    if not form or not form <= given:
+        return {}
+    declared = cls.PARAMS
+    later = {k for k, p in declared.items() if p.legacy is not None and k not in form}
+    if given & later or given - form - set(getattr(cls, "STORED_OPTIONAL", ())):
+        return {}
+    return {k: declared[k].legacy for k in later}
 
 
 def _part(call: Call, whole: str) -> JudgeSpec:
@@ -127,24 +164,10 @@ def _part(call: Call, whole: str) -> JudgeSpec:
         raise UsageError(f"method spec {whole!r}: unknown method {call.name!r}; choose from {known}")
     declared = registry[name].PARAMS
     values = bind(declared, call.args, f"method spec {whole!r}: {name}")
-    given = {k for k, _ in call.args}
-    values.update(_legacy_values(declared, given))
+    values.update(_as_stored(registry[name], {k for k, _ in call.args}))
     params = tuple(values.items())
-    omitted = frozenset(k for k, p in declared.items() if p.omitted(values[k]))
+    omitted = _omitted(declared, values)
     return JudgeSpec(name, params, omitted=omitted, given=frozenset(k for k, _ in call.args))
-
-
-def _legacy_values(declared: dict, given: set[str]) -> dict[str, Any]:
-    """Parameters that changed a method's default (``Param.legacy``) read as their legacy value
-    when the spec is a stored id of the old form: it spells out exactly the parameters such an
-    id wrote, no more, no fewer (``zero-shot(doc_tokens=120,output=label)`` is the new default). ``zero-shot(doc_tokens=400)`` is the id zero-shot judgments were
-    stored under when zero-shot showed the topic's narrative, so it still means that, and every
-    canonical id reads back as itself; a bare ``zero-shot`` gets the new default."""
-    changed = [k for k, p in declared.items() if p.legacy is not None and k not in given]
-    old_id = {k for k, p in declared.items() if p.legacy is None and not p.omit_default}
-    if not changed or not old_id or old_id != given:
-        return {}
-    return {k: declared[k].legacy for k in changed}
 
 
 def _chain(parts: list[JudgeSpec], whole: str) -> JudgeSpec:

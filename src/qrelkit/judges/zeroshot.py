@@ -14,11 +14,10 @@ before this parameter existed. Stored ids keep their meaning: the old id
 ``zero-shot(doc_tokens=400)`` *is* ``zero-shot(narrative=topic)`` (its
 canonical id leaves ``narrative=topic`` out), while the new default is written
 out, ``zero-shot(doc_tokens=400,narrative=none)``, so the two are never mixed up.
-Resuming an old workspace: ``zero-shot(narrative=topic)`` resumes its
-judgments with no model call; a bare ``zero-shot`` there is the new method and
-is refused while the workspace holds judgments under the old id (see
-:func:`qrelkit.judges.selection.check_changed_default`), so nobody pays twice
-or mixes two methods by accident.
+Resuming an old workspace: like every changed default (``Param.legacy``,
+:meth:`qrelkit.judges.spec.JudgeSpec.as_before`), a bare ``zero-shot`` in a
+workspace that holds judgments under the old id resumes them (no model call,
+no mixing of two methods); ``zero-shot(narrative=none)`` written out judges anew.
 
 Provenance keys: ``templates`` (name -> version), ``truncation``, ``reply``
 (the parsed JSON object, or the error), and for ``narrative=none``
@@ -60,11 +59,13 @@ class ZeroShot(Judge):
     PARAMS = {
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
         "narrative": Param(NO_NARRATIVE, choice(NO_NARRATIVE, TOPIC),
-                           "none: query only (true zero-shot); topic: add the TREC narrative", legacy=TOPIC),
+                           "none: query only (true zero-shot); topic: add the TREC narrative",
+                           legacy=TOPIC, absent=TOPIC),
         "output": Param(output_mod.JSON, choice(*output_mod.OUTPUTS),
                         'json: reason and decision; label: exactly "Relevant" or "Not Relevant"', omit_default=True),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
+    STORED_FORM = frozenset({"doc_tokens"})  # what ids stored before `narrative` existed wrote out
 
     def __init__(self, spec: Any):
         self.spec = str(spec)

@@ -175,11 +175,13 @@ def make_backend(spec: str, concurrency: int = 8) -> Any:
     )
 
 
-def make_client(spec: str, store: Any = None, **client_opts: Any) -> Any:
-    """Build a Client for a model spec string (the CLI's ``--model``)."""
+def make_client(spec: str, store: Any = None, backend: Any = None, **client_opts: Any) -> Any:
+    """Build a Client for a model spec string (the CLI's ``--model``); ``backend``: the spec's
+    backend already made elsewhere (by an engine, :mod:`qrelkit.engines`)."""
     from qrelkit.llm.client import Client
 
-    backend = make_backend(spec, concurrency=int(client_opts.get("concurrency", 8)))
+    if backend is None:
+        backend = make_backend(spec, concurrency=int(client_opts.get("concurrency", 8)))
     if parse_spec(spec).kind == "local":
         # An in-process call cannot be cancelled (its thread runs on), so a
         # timeout only turns slow work into errors; on a loaded 2-core machine
