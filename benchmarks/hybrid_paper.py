@@ -196,7 +196,7 @@ def box_plot(records: list, path: Path) -> None:
         names = list(dict.fromkeys(r["assessor"] for r in records if r["allocation"] == alloc))
         data = [[f for r in records if r["allocation"] == alloc and r["assessor"] == n
                  for f in r["per_query_f1"].values()] for n in names]
-        ax.boxplot(data, labels=names)
+        ax.boxplot(data, tick_labels=names)
         ax.set_title(alloc)
         ax.tick_params(axis="x", rotation=60)
     axes[0].set_ylabel("per-query F1 (all executions)")
