@@ -157,7 +157,8 @@ class _Loaded:
     def grammar(self, schema: dict) -> Any:
         from llama_cpp.llama_grammar import LlamaGrammar
 
-        key = json.dumps(schema)  # same serialisation as the llama.cpp server's json_object+schema path
+        # same serialisation as the llama.cpp server's json_object+schema path
+        key = json.dumps(_cap_lengths(schema))
         g = self._grammars.get(key)
         if g is None:
             try:
@@ -367,3 +368,25 @@ class LocalBackend:
 
     async def aclose(self) -> None:
         return None  # the model stays cached for the rest of the process
+
+
+GRAMMAR_MAX_LENGTH = 400
+
+
+def _cap_lengths(schema: Any) -> Any:
+    """``schema`` with every string ``maxLength`` capped at :data:`GRAMMAR_MAX_LENGTH` for the grammar.
+
+    Why: llama.cpp expands ``x{0,N}`` into N nested optional rules, and with N in
+    the thousands (debate v2's reasoning of 1,200 characters) its grammar sampler
+    crashed the process with a segmentation fault in ``sample`` (seen here with
+    llama-cpp-python 0.3.36 on SmolLM2). 400 is what the v1 prompts always used
+    and never crashed; ``max_tokens`` bounds the reply anyway, and the cache key
+    is the request's own schema, so capping here changes no stored answer."""
+    if isinstance(schema, dict):
+        out = {k: _cap_lengths(v) for k, v in schema.items()}
+        if isinstance(out.get("maxLength"), int) and out["maxLength"] > GRAMMAR_MAX_LENGTH:
+            out["maxLength"] = GRAMMAR_MAX_LENGTH
+        return out
+    if isinstance(schema, list):
+        return [_cap_lengths(v) for v in schema]
+    return schema
