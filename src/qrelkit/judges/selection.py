@@ -7,7 +7,7 @@ and a resumed run skips exactly what is done.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 from qrelkit.errors import UsageError
 from qrelkit.judges.base import ANSWER, GRADED, Task
@@ -43,25 +43,31 @@ def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") 
     return Task(task, resolved.value)
 
 
-def select_cases(store: Any, share: str = "llm", limit: Optional[int] = None) -> list[Case]:
-    """The cases a run covers, in stable order (``limit`` applies before resuming,
-    so a re-run with the same limit completes the same set)."""
+def open_selection(store: Any, share: str = "llm", limit: Optional[int] = None,
+                   cases: Optional[Iterable[Case]] = None) -> Any:
+    """The cases a run covers as a :class:`qrelkit.store.Selection` (a temporary table, paged
+    and counted in SQL; drop it when done), in stable order (``limit`` applies before
+    resuming, so a re-run with the same limit completes the same set). ``cases`` replaces it."""
+    if cases is not None:
+        return store.selection(cases=cases)
     if share not in SHARES:
         raise UsageError(f"--share {share!r}: choose from {', '.join(SHARES)}")
-    if share == "llm":
-        cases = store.cases(share="llm", judged=False)
-    elif share == "people":
-        cases = store.cases(share="people", judged=False)
-    elif share == "all":
-        cases = store.cases(judged=False)
-    else:
-        cases = store.cases(judged=True)
-        if not cases and not store.cases():
-            # a workspace made from qrels without runs: the labelled pairs are the cases
-            cases = [Case(q, d, "llm", 0, (), True) for q, d in sorted(store.qrels())]
-    if limit is not None:
-        if limit < 0:
-            raise UsageError("--limit must be >= 0")
-        cases = cases[:limit]
-    return cases
+    if limit is not None and limit < 0:
+        raise UsageError("--limit must be >= 0")
+    judged = {"llm": False, "people": False, "all": False, "judged": True}[share]
+    sel = store.selection(share=share if share in ("llm", "people") else None, judged=judged, limit=limit)
+    if share == "judged" and not sel.size and not store.counts().pooled:
+        # a workspace made from qrels without runs: the labelled pairs are the cases
+        sel.drop()
+        labelled = [Case(q, d, "llm", 0, (), True) for q, d in sorted(store.qrels())]
+        sel = store.selection(cases=labelled[:limit] if limit is not None else labelled)
+    return sel
 
+
+def select_cases(store: Any, share: str = "llm", limit: Optional[int] = None) -> list[Case]:
+    """The cases a run covers, in stable order, as a list (see :func:`open_selection`)."""
+    sel = open_selection(store, share, limit)
+    try:
+        return sel.cases()
+    finally:
+        sel.drop()

@@ -23,6 +23,7 @@ from qrelkit.store.llm_calls import LLMCallStore
 from qrelkit.store.narratives import NarrativeStore
 from qrelkit.store.rag import RagStore
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
+from qrelkit.store.selections import Selection, SelectionCounts, SelectionStore
 from qrelkit.store.signals import SignalStore
 from qrelkit.store.tasks import AttentionItem, Candidate, Task, TaskStore
 from qrelkit.store.votes import (
@@ -45,6 +46,7 @@ class Store(
     CommandStore,
     NarrativeStore,
     SignalStore,
+    SelectionStore,
     AnnotatorStore,
     TaskStore,
     VoteStore,
@@ -62,5 +64,5 @@ class Store(
 __all__ = [
     "DB_NAME", "MIGRATIONS", "SCHEMA_VERSION", "Annotator", "AttentionItem", "AttentionVote", "Candidate",
     "CaseVote", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount", "PeopleWaiting",
-    "RunRecord", "SessionRow", "Store", "Task", "TaskTotals", "VoteRecord", "wants_people",
+    "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "Task", "TaskTotals", "VoteRecord", "wants_people",
 ]

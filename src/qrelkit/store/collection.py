@@ -12,6 +12,7 @@ from typing import Any, Iterable, Iterator, NamedTuple, Optional
 from qrelkit.types import Case, Doc, Qrel, Topic
 
 Pair = tuple[str, str]
+CASE_COLS = "qid, docid, share, best_rank, runs, judged"
 
 
 class RunRecord(NamedTuple):
@@ -171,16 +172,8 @@ class CollectionStore:
         return changed, unchanged
 
     def cases(self, share: Optional[str] = None, judged: Optional[bool] = None) -> list[Case]:
-        sql = "SELECT qid, docid, share, best_rank, runs, judged FROM cases WHERE 1=1"
-        params: list[Any] = []
-        if share is not None:
-            sql += " AND share=?"
-            params.append(share)
-        if judged is not None:
-            sql += " AND judged=?"
-            params.append(int(judged))
-        sql += " ORDER BY qid, best_rank, docid"
-        return [Case(q, d, s, r, tuple(json.loads(runs)), bool(j)) for q, d, s, r, runs, j in self.query(sql, params)]
+        where, params = case_filters(share, judged)
+        return [case_row(r) for r in self.query(f"SELECT {CASE_COLS} FROM cases{where} ORDER BY qid, best_rank, docid", params)]
 
     def remove_cases_except(self, keep: set[Pair]) -> int:
         """Drop the cases a new pool no longer holds; returns how many went."""
@@ -201,6 +194,23 @@ class CollectionStore:
             people_share=one("SELECT COUNT(*) FROM cases WHERE judged=0 AND share='people'"),
             llm_share=one("SELECT COUNT(*) FROM cases WHERE judged=0 AND share='llm'"),
         )
+
+
+def case_filters(share: Optional[str], judged: Optional[bool]) -> tuple[str, tuple]:
+    """The WHERE clause (and its parameters) of the cases of one share and judged state."""
+    conds, params = [], []
+    if share is not None:
+        conds.append("share=?")
+        params.append(share)
+    if judged is not None:
+        conds.append("judged=?")
+        params.append(int(judged))
+    return (" WHERE " + " AND ".join(conds) if conds else ""), tuple(params)
+
+
+def case_row(r: tuple) -> Case:
+    q, d, s, rank, runs, j = r
+    return Case(q, d, s, rank, tuple(json.loads(runs)), bool(j))
 
 
 def _topic_row(r: tuple) -> Topic:
