@@ -21,7 +21,6 @@ from typing import Any, Iterable, Iterator
 from qrelkit.errors import InputError, UsageError
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, split_sql
 
-
 BULK_CACHE_KIB = 16384  # page cache while bulk loading (SQLite's default is 2,000 KiB)
 
 

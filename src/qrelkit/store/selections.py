@@ -25,7 +25,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Optional
 
-from qrelkit.store.collection import CASE_COLS as _CASE_COLS, case_filters as _filters, case_row as _case_row
+from qrelkit.store.collection import CASE_COLS as _CASE_COLS
+from qrelkit.store.collection import case_filters as _filters
+from qrelkit.store.collection import case_row as _case_row
 from qrelkit.store.judgments import _JCOLS, _judgment_row
 from qrelkit.types import Case, Judgment
 
