@@ -6,6 +6,8 @@ re-pooling with the same depths reports zero changed cases. The jobs (`fill`,
 """
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 from collections import Counter
 from pathlib import Path
@@ -104,10 +106,16 @@ def _pool_inputs(paths: list[str], depth: int) -> list[_PoolInput]:
     """Each run's top ``depth`` docids per topic, named as read_runs names them.
     The lean reader (:mod:`qrelkit.data.rankings`) halves `pool`'s time against
     reading full ``RunEntry`` records (15 of 20 s at 10^5 pairs, benchmarks/scale.py),
-    and only the top ``depth`` is kept: pooling needs no more."""
+    and only the top ``depth`` is kept: pooling needs no more. A document that
+    several runs retrieve is held as one string, not one per run (pooled runs
+    overlap: 20 runs' top 10s held 10^6 docids for 10^5 distinct pairs)."""
     from qrelkit.data.rankings import final_names, iter_rankings
 
-    rankings = list(iter_rankings(paths, depth, allow_empty=True))  # accepted when loaded
+    one: dict[str, str] = {}
+    rankings = [
+        dataclasses.replace(r, docids={q: tuple(one.setdefault(d, d) for d in ds) for q, ds in r.docids.items()})
+        for r in iter_rankings(paths, depth, allow_empty=True)  # accepted when loaded
+    ]
     return [_PoolInput(n, dict(r.docids)) for n, r in zip(final_names(rankings), rankings)]
 
 
