@@ -177,7 +177,7 @@ def resumed_spec(store: Any, spec: JudgeSpec, model: str) -> JudgeSpec:
     if before == spec:
         return spec
     old = before.canonical
-    if store.judged_pairs(old, model):
+    if store.has_finished(old, model):
         return before
     runs = store.command_runs("judge")
     return before if any(r["args"].get("method") == old and r["args"].get("model") == model for r in runs) else spec

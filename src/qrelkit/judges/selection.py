@@ -26,11 +26,11 @@ def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") 
     qrels like every measure's (:mod:`qrelkit.evaluate.threshold`): on a binary
     collection an LLM grade of 1 is relevant, as the collection's own 1s are;
     a fixed 2 would write every such pair as non-relevant."""
+    top = store.max_qrel_grade()  # what the rules read of the qrels (not all of them: 10^6 pairs)
     if task == "auto":
-        grades = set(store.qrels().values())
         topics = store.topics()
         answered = bool(topics) and all(t.answers for t in topics.values())
-        task = ANSWER if answered and not (grades and max(grades) > 1) else GRADED
+        task = ANSWER if answered and not (top is not None and top > 1) else GRADED
     if task not in (ANSWER, GRADED):
         raise UsageError(f"--task {task!r}: choose auto, answer or graded")
     if task == ANSWER and not all(t.answers for t in store.topics().values()):
@@ -39,7 +39,7 @@ def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") 
         )
     from qrelkit.evaluate.threshold import resolve_threshold  # the measures' one rule
 
-    resolved = resolve_threshold(threshold, store.qrels(), "the workspace's qrels")
+    resolved = resolve_threshold(threshold, {} if top is None else {("", ""): top}, "the workspace's qrels")
     return Task(task, resolved.value)
 
 

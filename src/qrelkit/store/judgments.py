@@ -120,6 +120,12 @@ class JudgmentStore:
             )
         }
 
+    def has_finished(self, method: str, model: str) -> bool:
+        """Has this (method, model) finished any pair (see :meth:`judged_pairs`)?"""
+        return bool(self.query(
+            "SELECT 1 FROM judgments WHERE method=? AND model=? AND status != 'error' LIMIT 1", (method, model)
+        ))
+
     def human_pairs(self) -> set[Pair]:
         """Pairs that people have decided (their label wins over every judge's)."""
         return {(q, d) for q, d in self.query("SELECT qid, docid FROM judgments WHERE source='human'")}
