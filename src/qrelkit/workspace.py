@@ -7,7 +7,6 @@ re-pooling with the same depths reports zero changed cases. The jobs (`fill`,
 from __future__ import annotations
 
 import dataclasses
-
 import hashlib
 from collections import Counter
 from pathlib import Path
