@@ -12,9 +12,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional, Sequence
 
-from qrelkit.errors import UsageError
+from qrelkit.errors import InputError, UsageError
 from qrelkit.store import Store
-from qrelkit.types import Qrel
+from qrelkit.types import Doc, Qrel
 
 
 def _fingerprint(paths: Sequence[str]) -> str:
@@ -48,7 +48,7 @@ def load_collection(
     read again unless ``force``. An empty qrels or run file is refused unless
     ``allow_empty``.
     """
-    from qrelkit.data import expand_paths, load_qrels, unique_docs, unique_topics
+    from qrelkit.data import expand_paths, load_qrels, unique_topics
 
     run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []
     inputs = {"topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None, "runs": run_paths}
@@ -64,23 +64,41 @@ def load_collection(
     run_names = _run_names(run_paths, allow_empty)
     store.upsert_topics(topic_list)
 
-    doc_reader = unique_docs(str(docs))
-
-    def _docs():
-        for i, d in enumerate(doc_reader, 1):
-            if on_docs is not None and i % 5000 == 0:
-                on_docs(i)
-            yield d
-
-    n_docs = store.upsert_docs(_docs())
+    n_docs, doc_repeats = _load_docs(store, str(docs), on_docs)
     store.upsert_qrels(qrels_list)
     for name, path in zip(run_names, run_paths):
         store.upsert_run(name, path)
     counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_names),
-              "duplicates": {"topics": topic_reader.duplicates, "docs": doc_reader.duplicates,
+              "duplicates": {"topics": topic_reader.duplicates, "docs": doc_repeats,
                              "qrels": qrels_file.duplicates if qrels_file else 0}}
     store.set_meta("inputs", {"inputs": inputs, "fingerprint": fp, "counts": counts})
     return {**counts, "reloaded": True}
+
+
+def _load_docs(store: Store, path: str, on_docs: Optional[Callable[[int], None]]) -> tuple[int, int]:
+    """Documents into the workspace, each id once; returns (documents, identical repeats dropped).
+    A repeated id with a different text or title is an error naming both lines. Into an empty
+    workspace the docs table itself finds repeats (:meth:`Store.insert_docs_once`); a reload
+    (``--force``, another corpus) must tell a repeat in the file from a document loaded before,
+    so it keeps a scratch set of the ids seen (:func:`qrelkit.data.unique_docs`)."""
+    from qrelkit.data.docs import docs_with_lines, first_line_of, unique_docs
+
+    def counted(items):
+        for i, item in enumerate(items, 1):
+            if on_docs is not None and i % 5000 == 0:
+                on_docs(i)
+            yield item
+
+    if store.has_docs():
+        reader = unique_docs(path)
+        return store.upsert_docs(counted(reader)), reader.duplicates
+
+    def conflict(lineno: int, doc: Doc) -> None:
+        first = first_line_of(path, doc.docid)
+        raise InputError(path, lineno,
+                         f"duplicate document id {doc.docid} with different content: lines {first} and {lineno}")
+
+    return store.insert_docs_once(counted(docs_with_lines(path)), conflict)
 
 
 def _run_names(run_paths: list[str], allow_empty: bool) -> list[str]:

@@ -121,6 +121,16 @@ def read_docs(path: PathLike) -> Iterator[Doc]:
         yield doc
 
 
+def docs_with_lines(path: PathLike) -> Iterator[tuple[int, Doc]]:
+    """``(line, doc)`` for every document, repeats included (an ``irds:`` dataset's are numbered)."""
+    return _iter_with_lines(path)
+
+
+def first_line_of(path: PathLike, docid: str) -> int | None:
+    """The line of the first document with this id (for a message about a repeat)."""
+    return next((n for n, d in _iter_with_lines(path) if d.docid == docid), None)
+
+
 def unique_docs(path: PathLike) -> UniqueById[Doc]:
     """The documents once each, streamed: an identical repeat is dropped and
     counted (``.duplicates``); a repeated id with a different text or title is

@@ -87,6 +87,34 @@ class CollectionStore:
                 n += len(buf)
         return n
 
+    def insert_docs_once(
+        self, rows: Iterable[tuple[int, Doc]], conflict: Callable[[int, Doc], None], batch: int = 20000
+    ) -> tuple[int, int]:
+        """Load ``(line, doc)`` rows into an empty docs table, each id once; returns (documents,
+        identical repeats dropped). The table's own key finds repeats: a batch whose every row
+        went in (the usual case) costs no check at all, where a scratch table of the ids seen
+        took 60% of loading a corpus (benchmarks/scale.py). In a batch with a repeat, each row
+        is compared with the stored one, and ``conflict(line, doc)`` is told of a different
+        document under a known id (it raises; the batch is rolled back)."""
+        sql = "INSERT INTO docs(docid, text, title) VALUES(?,?,?) ON CONFLICT(docid) DO NOTHING"
+        inserted = repeats = 0
+        with self.bulk_load():
+            while buf := list(itertools.islice(rows, batch)):
+                with self.transaction() as c:
+                    before = c.total_changes
+                    c.executemany(sql, [(d.docid, d.text, d.title) for _, d in buf])
+                    new = c.total_changes - before
+                    for lineno, d in buf if new < len(buf) else ():
+                        if c.execute("SELECT text, title FROM docs WHERE docid=?", (d.docid,)).fetchone() != (
+                            d.text, d.title,
+                        ):
+                            conflict(lineno, d)
+                inserted, repeats = inserted + new, repeats + len(buf) - new
+        return inserted, repeats
+
+    def has_docs(self) -> bool:
+        return bool(self.query("SELECT 1 FROM docs LIMIT 1"))
+
     def doc(self, docid: str) -> Optional[Doc]:
         rows = self.query("SELECT docid, text, title FROM docs WHERE docid=?", (docid,))
         return Doc(*rows[0]) if rows else None
