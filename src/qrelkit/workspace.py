@@ -10,11 +10,11 @@ import dataclasses
 import hashlib
 from collections import Counter
 from pathlib import Path
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 from qrelkit.errors import InputError, UsageError
 from qrelkit.store import Store
-from qrelkit.types import Doc, Qrel
+from qrelkit.types import Case, Doc, Qrel
 
 
 def _fingerprint(paths: Sequence[str]) -> str:
@@ -144,7 +144,6 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
     ``human_depth`` (``depth(k_human=N)``), not both; neither is ``depth(k_human=3)``.
     A reference-stratified share stratifies by the workspace's qrels."""
     from qrelkit.allocation import resolve_people
-    from qrelkit.pool import build_pool
 
     allocation = resolve_people(people, human_depth)
     if allocation.name == "depth" and allocation["k_human"] > depth:
@@ -155,23 +154,66 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
             f"{store.workspace}: the workspace has no runs; add them with "
             f"`qrelkit init -w {store.workspace} ... --runs PATH`"
         )
-    runs = _pool_inputs([p for _, p, _ in stored], depth)
+    paths = [p for _, p, _ in stored]
+    k_human = allocation["k_human"] if allocation.name == "depth" else None
+    if k_human is not None:
+        counts = _pool_in_store(store, paths, depth, k_human)
+    else:
+        counts = _pool_in_memory(store, paths, depth, allocation)
+    store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation)})
+    return {"depth": depth, "human_depth": k_human, "allocation": str(allocation),
+            **{k: counts[k] for k in ("pooled", "holes", "people", "llm", "judged")},
+            "no_text": store.cases_without_text(), "changed": counts["changed"], "unchanged": counts["unchanged"]}
+
+
+def _pool_counts(cases: Sequence[Case]) -> Counter:
+    """What `pool` reports of these cases (summed over pages)."""
+    shares = Counter((c.share, c.judged) for c in cases)
+    return Counter({"pooled": len(cases), "holes": sum(1 for c in cases if not c.judged),
+                    "people": shares[("people", False)], "llm": shares[("llm", False)],
+                    "judged": sum(1 for c in cases if c.judged)})
+
+
+def _pool_in_store(store: Store, paths: list[str], depth: int, k_human: int) -> dict:
+    """Depth pooling in SQL (:mod:`qrelkit.store.pooling`): one run in memory at a time, the
+    pool read back and written a page at a time; the cases are those of
+    :func:`qrelkit.pool.build_pool` (people's share: best rank <= ``k_human``)."""
+    from qrelkit.data.rankings import Ranking, final_names, iter_rankings
+
+    table = store.pool_table()
+    try:
+        stubs = []
+        for i, r in enumerate(iter_rankings(paths, depth, allow_empty=True)):  # accepted when loaded
+            table.add_run(i, ((q, d, rank) for q, ds in r.docids.items() for rank, d in enumerate(ds[:depth], 1)))
+            stubs.append(Ranking(r.name, r.path, {}, r.tags))
+        names = final_names(stubs)
+        table.index()
+        total, changed, unchanged = Counter(), 0, 0
+        for rows in table.pages():
+            cases = [
+                Case(q, d, "people" if rank <= k_human else "llm", rank,
+                     tuple(sorted(names[int(i)] for i in runs.split(","))), bool(judged))
+                for q, d, rank, runs, judged in rows
+            ]
+            c, u = store.upsert_cases(cases)
+            changed, unchanged = changed + c, unchanged + u
+            total.update(_pool_counts(cases))
+        stale = table.remove_stale_cases()
+    finally:
+        table.drop()
+    return {**total, "changed": changed + stale, "unchanged": unchanged}
+
+
+def _pool_in_memory(store: Store, paths: list[str], depth: int, allocation: Any) -> dict:
+    """Pooling in Python, for people's-share strategies that look at a topic's whole pool."""
+    from qrelkit.pool import build_pool
+
+    runs = _pool_inputs(paths, depth)
     reference = store.qrels()
     qrels = [Qrel(q, d, g) for (q, d), g in reference.items()]
     topics = store.topics()
     cases = build_pool(runs, depth=depth, qrels=qrels, topics=list(topics), people=allocation,
                        reference=reference or None).cases
     changed, unchanged = store.upsert_cases(cases)
-    keep = {(c.qid, c.docid) for c in cases}
-    stale = store.remove_cases_except(keep)
-    k_human = allocation["k_human"] if allocation.name == "depth" else None
-    store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation)})
-    shares = Counter((c.share, c.judged) for c in cases)
-    return {
-        "depth": depth, "human_depth": k_human, "allocation": str(allocation), "pooled": len(cases),
-        "holes": sum(1 for c in cases if not c.judged),
-        "people": shares[("people", False)], "llm": shares[("llm", False)],
-        "judged": sum(1 for c in cases if c.judged),
-        "no_text": store.cases_without_text(),
-        "changed": changed + stale, "unchanged": unchanged,
-    }
+    stale = store.remove_cases_except({(c.qid, c.docid) for c in cases})
+    return {**_pool_counts(cases), "changed": changed + stale, "unchanged": unchanged}

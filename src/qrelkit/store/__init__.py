@@ -21,6 +21,7 @@ from qrelkit.store.core import StoreCore
 from qrelkit.store.judgments import JudgmentStore, MethodCount
 from qrelkit.store.llm_calls import LLMCallStore
 from qrelkit.store.narratives import NarrativeStore
+from qrelkit.store.pooling import PoolingStore, PoolTable
 from qrelkit.store.rag import RagStore
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
 from qrelkit.store.selections import Selection, SelectionCounts, SelectionStore
@@ -47,6 +48,7 @@ class Store(
     NarrativeStore,
     SignalStore,
     SelectionStore,
+    PoolingStore,
     AnnotatorStore,
     TaskStore,
     VoteStore,
@@ -63,6 +65,6 @@ class Store(
 
 __all__ = [
     "DB_NAME", "MIGRATIONS", "SCHEMA_VERSION", "Annotator", "AttentionItem", "AttentionVote", "Candidate",
-    "CaseVote", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount", "PeopleWaiting",
+    "CaseVote", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount", "PeopleWaiting", "PoolTable",
     "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "Task", "TaskTotals", "VoteRecord", "wants_people",
 ]
