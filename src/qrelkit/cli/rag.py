@@ -71,6 +71,8 @@ def _run(coro_fn: Callable, client: Any, store: Any, command: str, args: dict) -
     """Run one async job with a progress bar, recorded as a command run in the workspace."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from qrelkit.rag.batch import usage_record
+
     run_id = store.start_command(command, args) if store is not None else None
     with Progress(TextColumn(command), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as prog:
@@ -89,7 +91,7 @@ def _run(coro_fn: Callable, client: Any, store: Any, command: str, args: dict) -
                 store.finish_command(run_id, client.usage_dict(), status="failed")
             raise
     if run_id is not None:
-        store.finish_command(run_id, summary.usage.as_dict())
+        store.finish_command(run_id, usage_record(summary.usage))
     return items, summary
 
 
