@@ -126,7 +126,7 @@ def test_kill_and_resume_equals_uninterrupted_run(server, tmp_path):
     assert repeated <= 2 * 2  # at most the calls in flight (concurrency 2, two agents each)
     with Store.open(ws) as s:
         runs = s.command_runs("judge")
-    assert [r["status"] for r in runs] == ["interrupted", "done"]  # the killed run never finished
+    assert [r.status for r in runs] == ["interrupted", "done"]  # the killed run never finished
     # the re-run made calls only for unfinished cases; those the killed run had answered were cache hits
     assert resumed["calls"] == sum(int(v[4]) for k, v in final(ws).items() if k not in finished)
     # ... and every call that did not reach the server is counted as a cache hit

@@ -60,8 +60,8 @@ def test_judges_pending_cases_and_writes_provenance(ws):
     assert prov["status"] == "escalate" and "disagree" in prov["reason"] and len(prov["history"]) == 2
     assert set(prov["templates"]) == {"debate_agent", "task_graded"}
     runs = ws.command_runs("judge")
-    assert runs[-1]["status"] == "done" and runs[-1]["totals"]["calls"] == s.calls
-    assert runs[-1]["totals"]["escalations"] == 3
+    assert runs[-1].status == "done" and runs[-1].usage.calls == s.calls
+    assert runs[-1].totals["escalations"] == 3
 
 
 def test_rerun_does_nothing_and_errors_are_retried(ws):
