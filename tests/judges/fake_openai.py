@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+# doc text -> (relevant agent's grade, irrelevant agent's grade); test_runner's scripted agents too
 GRADES = {
     "agree3": (3, 3),
     "agree0": (0, 0),

@@ -12,16 +12,7 @@ from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic
 
 from .conftest import agent, make_client, stance_of
-
-# doc text -> (relevant agent's grade, irrelevant agent's grade)
-GRADES = {
-    "agree3": (3, 3),
-    "agree0": (0, 0),
-    "gap3": (3, 0),
-    "gap1": (2, 1),
-    "gap2": (3, 1),
-    "agree2": (2, 2),
-}
+from .fake_openai import GRADES  # doc text -> (relevant agent's grade, irrelevant agent's grade)
 
 
 def debate_fn(m, p):

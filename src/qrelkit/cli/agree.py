@@ -11,8 +11,8 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json
-from qrelkit.cli.measure import ThresholdOpt, fmt, groups_table, threshold_of
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, fmt, print_json
+from qrelkit.cli.measure import ThresholdOpt, groups_table, threshold_of
 from qrelkit.data.qrels import unique_names as _unique
 from qrelkit.data.qrels import version_name as _qrels_name
 from qrelkit.errors import UsageError

@@ -12,8 +12,8 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, WorkspaceOpt, app, console, print_json
-from qrelkit.cli.measure import RunsOpt, SeedOpt, fmt, load_versions, split_measures, threshold_of
+from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, WorkspaceOpt, app, console, fmt, print_json
+from qrelkit.cli.measure import RunsOpt, SeedOpt, load_versions, split_measures, threshold_of
 from qrelkit.errors import UsageError
 
 

@@ -1,5 +1,5 @@
-"""What the measuring commands share: their common options and the helpers that read runs and
-qrels, resolve ``--threshold`` and format numbers.
+"""What the measuring commands share: their common options and the helpers that read qrels
+versions, resolve ``--threshold``, split ``--measures`` and tabulate assessor groups.
 
 The commands themselves live one concept per module: :mod:`qrelkit.cli.agree`,
 :mod:`qrelkit.cli.evaluate`, :mod:`qrelkit.cli.stability` (with ``simulate leave-out``),
@@ -12,9 +12,9 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
+from qrelkit.cli._app import fmt
 from qrelkit.data.qrels import unique_names as _unique
 from qrelkit.data.qrels import version_name as _qrels_name
-from qrelkit.errors import UsageError
 from qrelkit.specs import split_list
 
 ThresholdOpt = typer.Option(
@@ -32,17 +32,6 @@ def load_versions(paths: list[str], allow_empty: bool = False) -> list[tuple[str
     return [(n, dict(load_qrels(p, allow_empty=allow_empty).pairs)) for n, p in zip(names, paths)]
 
 
-def require_runs(runs: Optional[List[str]], allow_empty: bool = False):
-    from qrelkit.data import read_runs
-
-    if not runs:
-        raise UsageError("pass at least one --runs PATH (file, folder or glob)")
-    out = read_runs(list(runs), allow_empty=allow_empty)
-    if not out:
-        raise UsageError("no runs found")
-    return out
-
-
 def threshold_of(spec: str, reference, path):
     """``--threshold`` resolved against the reference qrels (see :mod:`qrelkit.evaluate.threshold`)."""
     from qrelkit.evaluate.threshold import resolve_threshold
@@ -54,14 +43,6 @@ def split_measures(values: Optional[List[str]]) -> list[str]:
     """Measures from repeated options and/or comma lists (commas inside
     parentheses belong to ir_measures parameters)."""
     return [m for v in values or [] for m in split_list(v)]
-
-
-def fmt(v: object) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    return str(v)
 
 
 def groups_table(groups: list[dict]) -> Table:

@@ -14,7 +14,7 @@ from typing import Any, Callable, List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_runs
 from qrelkit.errors import UsageError
 
 rag_app = typer.Typer(help="RAG answers from each run's top-k, and their correctness.", no_args_is_help=True)
@@ -56,15 +56,8 @@ def _docs(stack: ExitStack, path: Optional[Path], store: Any) -> Callable:
 
 
 def _runs(runs: Optional[List[str]], store: Any) -> list:
-    from qrelkit.data import read_runs
-
-    paths = list(runs or []) or ([r.path for r in store.runs()] if store is not None else [])
-    if not paths:
-        raise UsageError("pass at least one --runs PATH (file, folder or glob)")
-    out = read_runs(paths)
-    if not out:
-        raise UsageError("no runs found")
-    return out
+    """``--runs``, or without it the workspace's runs."""
+    return require_runs(list(runs or []) or ([r.path for r in store.runs()] if store is not None else []))
 
 
 def _run(coro_fn: Callable, client: Any, store: Any, command: str, args: dict) -> Any:

@@ -10,8 +10,8 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, app, console, print_json
-from qrelkit.cli.measure import RunsOpt, ThresholdOpt, fmt, load_versions, require_runs, threshold_of
+from qrelkit.cli._app import JsonOpt, app, console, fmt, print_json, require_runs
+from qrelkit.cli.measure import RunsOpt, ThresholdOpt, load_versions, threshold_of
 from qrelkit.errors import UsageError
 
 

@@ -12,17 +12,8 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, app, console, print_json
-from qrelkit.cli.measure import (
-    RunsOpt,
-    SeedOpt,
-    ThresholdOpt,
-    fmt,
-    groups_table,
-    require_runs,
-    split_measures,
-    threshold_of,
-)
+from qrelkit.cli._app import JsonOpt, app, console, fmt, print_json, require_runs
+from qrelkit.cli.measure import RunsOpt, SeedOpt, ThresholdOpt, groups_table, split_measures, threshold_of
 from qrelkit.errors import UsageError
 
 simulate_app = typer.Typer(help="Simulations on real data (pool bias).", no_args_is_help=True)
