@@ -130,6 +130,6 @@ class CommandStore:
             params = (command,)
         sql += " ORDER BY id"
         return [
-            CommandRun(i, c, json.loads(a), s, f, st, json.loads(t))
+            CommandRun(i, c, json.loads(a), s, f, st, json.loads(t) or {})
             for i, c, a, s, f, st, t in self.query(sql, params)
         ]
