@@ -76,7 +76,7 @@ DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 OPTIONS = {
     "tensor_parallel_size": Param(None, integer(1), "GPUs one engine is split over"),
     "gpu_memory_utilization": Param(None, number(0.01, 1.0), "share of GPU memory the engine takes"),
-    "max_model_len": Param(None, integer(16), "context length (prompt + reply), in tokens"),
+    "max_model_len": Param(None, integer(1), "context length (prompt + reply), in tokens"),
     "dtype": Param(None, choice(*DTYPES), "weights' data type"),
     "quantization": Param(None, str, "quantization method (awq, gptq, fp8, ...)"),
     "revision": Param(None, str, "model revision (branch, tag or commit)"),

@@ -8,11 +8,14 @@ length) and return ``RequestOutput``-shaped objects: ``.prompt_token_ids``, ``.p
 A test sets ``SCRIPT(conversation, params) -> text`` (the default answers from the constraint:
 "relevant" when the user's message holds the word ``beacon``) and reads ``CALLS`` (one entry per
 engine call: its method and batch size), ``REQUESTS`` (each prompt's conversation and params) and
-``ENGINES`` (the keyword arguments of each ``LLM`` made). Tokens are white-space words."""
+``ENGINES`` (the keyword arguments of each ``LLM`` made). Tokens are white-space words. In another
+process (a CLI run, a Ray actor) the same events go, one JSON line each with the process id, to
+the file named by ``FAKE_VLLM_LOG``."""
 
 from __future__ import annotations
 
 import json
+import os
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -26,6 +29,13 @@ REQUESTS: list[tuple[list, Any]] = []
 ENGINES: list[dict] = []
 DELAY = 0.02  # seconds per engine call, so concurrent calls pile up behind it as behind a GPU
 BOS = 1
+
+
+def log(event: str, **data: Any) -> None:
+    path = os.environ.get("FAKE_VLLM_LOG")
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps({"event": event, "pid": os.getpid(), **data}) + "\n")
 
 
 def reset() -> None:
@@ -118,6 +128,7 @@ class LLM:
         self.max_model_len = kwargs.get("max_model_len")
         self.tokenizer = Tokenizer()
         ENGINES.append({"model": model, **kwargs})
+        log("load", model=model, kwargs=kwargs)
 
     def get_tokenizer(self) -> Tokenizer:
         return self.tokenizer
@@ -141,6 +152,7 @@ class LLM:
         for p in prompts:
             self._check(p)
         CALLS.append(("chat", len(conversations)))
+        log("chat", n=len(conversations))
         time.sleep(DELAY)
         outs = []
         for i, (conv, sp, p) in enumerate(zip(conversations, params, prompts)):
@@ -161,6 +173,7 @@ class LLM:
     def generate(self, prompts: list, sampling_params: Any = None, use_tqdm: bool = True, **kw: Any) -> list:
         params = self._params(sampling_params, len(prompts))
         CALLS.append(("generate", len(prompts)))
+        log("generate", n=len(prompts))
         time.sleep(DELAY)
         outs = []
         for i, (prompt, sp) in enumerate(zip(prompts, params)):
