@@ -25,8 +25,7 @@ def run(cases: int, concurrency: int, step_ms: float) -> dict:
     import vllm
 
     from qrelkit.judges.runner import run_judging
-    from qrelkit.llm import make_client
-    from qrelkit.llm import vllm_backend
+    from qrelkit.llm import make_client, vllm_backend
     from qrelkit.store import Store
     from qrelkit.types import Case, Doc, Topic
 

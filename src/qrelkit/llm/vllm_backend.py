@@ -194,7 +194,7 @@ def _failure(e: Exception) -> CallFailed:
     return CallFailed(f"vLLM engine failed: {type(e).__name__}: {e}")
 
 
-def each(fn: Callable[[list], list], items: list) -> list:
+def batch_or_each(fn: Callable[[list], list], items: list) -> list:
     """``fn`` over ``items`` as one batch; when the batch fails, one by one, so that each failure
     is the outcome of the item that caused it. Outcomes are results or CallFailed exceptions."""
     try:
@@ -202,7 +202,7 @@ def each(fn: Callable[[list], list], items: list) -> list:
     except Exception as e:  # noqa: BLE001 - an engine failure becomes the calls' failed attempt
         if len(items) == 1:
             return [_failure(e)]
-    return [each(fn, [item])[0] for item in items]
+    return [batch_or_each(fn, [item])[0] for item in items]
 
 
 class _Gather:
@@ -305,7 +305,7 @@ class VLLMBackend:
             idx = [i for i, item in enumerate(items) if item[0] == kind]
             if idx:
                 with engine.lock:
-                    for i, res in zip(idx, each(fn, [items[i] for i in idx])):
+                    for i, res in zip(idx, batch_or_each(fn, [items[i] for i in idx])):
                         out[i] = res
         return out
 
