@@ -231,3 +231,8 @@ def test_two_clients_of_one_model_share_one_engine(vllm):
     for _ in range(2):
         asyncio.run(make_client(MODEL).complete([Message("user", "hi")]))
     assert len(vllm.ENGINES) == 1
+
+
+def test_the_likelihood_judge_scores_every_case_in_batched_generate_calls(vllm, tmp_path):
+    summary, client = judge(make_store(tmp_path / "ws"), "likelihood")
+    assert (summary.errors, {m for m, _ in vllm.CALLS}, max(client.backend.batches) > 1) == (0, {"generate"}, True)
