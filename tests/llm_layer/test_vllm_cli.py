@@ -65,7 +65,8 @@ def test_judge_with_a_vllm_model_judges_every_case(local_run):
 
 def test_the_cli_run_batched_its_calls_into_few_engine_calls(local_run):
     chats = [e["n"] for e in local_run[3] if e["event"] == "chat"]
-    assert (sum(chats), len(chats) < 8) == (8, True)
+    assert sum(chats) == 8
+    assert len(chats) < 8
 
 
 def test_the_labels_are_the_scripted_ones_under_the_vllm_model_id(local_run):
@@ -78,12 +79,15 @@ def test_in_process_the_engine_runs_in_the_commands_own_process(local_run):
 
 def test_a_cli_rerun_loads_no_engine_and_makes_no_calls(local_run):
     assert local_run[2].returncode == 0, local_run[2].stderr
-    assert (json.loads(local_run[2].stdout)["calls"], len(local_run[3])) == (0, local_run[4])
+    assert json.loads(local_run[2].stdout)["calls"] == 0
+    assert len(local_run[3]) == local_run[4]
 
 
 def test_without_vllm_the_cli_exits_2_saying_how_to_install_it(tmp_path):
     r = qrelkit("judge", "-w", str(workspace(tmp_path / "ws")), "--model", MODEL, *JUDGE, fake=False)
-    assert (r.returncode, "pip install vllm" in r.stderr, "Traceback" in r.stderr) == (2, True, False)
+    assert r.returncode == 2
+    assert "pip install vllm" in r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_engine_ray_builds_the_vllm_engine_in_the_actor_from_the_spec(local_run, tmp_path):
@@ -94,5 +98,6 @@ def test_engine_ray_builds_the_vllm_engine_in_the_actor_from_the_spec(local_run,
                 "--ray-cpus", "0.5", "--ray-gpus", "1", log=log)
     assert r.returncode == 0, r.stderr
     loads = [e for e in events(log) if e["event"] == "load"]
-    assert [(e["kwargs"], e["pid"] != r.pid) for e in loads] == [({"tensor_parallel_size": 1}, True)]
+    assert [e["kwargs"] for e in loads] == [{"tensor_parallel_size": 1}]
+    assert loads[0]["pid"] != r.pid  # built in the actor, not in the driver
     assert labels(ws) == labels(local_run[0])
