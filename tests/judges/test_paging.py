@@ -88,7 +88,7 @@ def test_ctrl_c_mid_run_keeps_every_verdict_recorded_before_it(ws):
         run_judging(ws, "zeroshot", make_client(stopped, store=ws), task="graded", concurrency=1)
     kept = len(ws.judgments())
     assert kept in (700, 701)  # the buffered group is written when the run stops
-    assert ws.command_runs("judge")[-1]["status"] == "interrupted"
+    assert ws.command_runs("judge")[-1].status == "interrupted"
     rest = make_client(grade_of, store=ws)
     s = run_judging(ws, "zeroshot", rest, task="graded")
     assert s.new == N - kept
