@@ -21,7 +21,8 @@ one run, not figures across runs.
 
 Run: python benchmarks/scale.py [--sizes 1e4,1e5,1e6] [--keep DIR]
      python benchmarks/scale.py --engine ray    (the Ray engine, 1 vs 2 actors: benchmarks/ray_speedup.py)
-The default (10^4 and 10^5 pairs) takes a few minutes; 10^6 takes far longer.
+The default (10^4 and 10^5 pairs) takes a few minutes; 10^6 took 45 minutes on the
+shared 2-core machine (most of it judge, evaluate and report).
 """
 from __future__ import annotations
 

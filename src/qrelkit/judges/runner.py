@@ -1,11 +1,12 @@
 """The judging pipeline: pending cases -> judge -> judgments, resumably.
 
 Everything done once for all judges lives in the runner's modules or in the
-Client: case selection (:mod:`.selection`), preparation — client check,
+Client: case selection (:mod:`.selection`; a temporary table of the store, paged, so that
+memory does not grow with the pair count), preparation — client check,
 learning from people, calibration (:mod:`.preparation`, :mod:`.labels`) —,
 concurrency (a pool of workers bounded by ``concurrency``, here) or batches
-(:mod:`.batching`), writing each verdict as soon as it is done (a kill loses
-only the cases in flight), resuming (a re-run skips pairs this (method, model)
+(:mod:`.batching`), writing verdicts as they are done in small groups (a kill loses
+the cases in flight and at most the last 0.25 s of verdicts, whose calls are cached), resuming (a re-run skips pairs this (method, model)
 has finished; error verdicts are retried), the escalation budget and the
 oracle (:mod:`.escalation`), and the usage record of the command
 (:mod:`.summary`).
