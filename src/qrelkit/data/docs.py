@@ -101,7 +101,7 @@ def _iter_jsonl_fast(path: PathLike) -> Iterator[tuple[int, Doc | str]]:
     for lineno, _, raw in iter_raw_lines(path):
         try:
             obj = decode(raw)
-        except (msgspec.DecodeError, UnicodeDecodeError):  # the careful parser says what is wrong
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # the careful parser says what is wrong
             obj = None
         if type(obj) is dict:
             docid, text, title = obj.get("docid"), obj.get("text"), obj.get("title")
