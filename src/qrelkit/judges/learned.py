@@ -21,6 +21,14 @@ calib=200)``:
    whose probability is closest to 0.5 are escalated (reason ``uncertain``); the rest are
    labelled (relevant when P >= 0.5).
 
+Accounting: each verdict carries the LLM calls (and tokens) its own pair's signals cost — the
+``pmi``/``ql`` scoring calls, cache hits included, as the client counts them — and nothing when
+the values came from the workspace's signal cache; the labelled pairs' calls are the summary's
+``labelled_calls``, and the verdicts' calls plus those equal the client's totals for the run.
+With ``per_topic=true`` the topics' whole pools are scored up front; each pair's share is charged
+to its verdict (or to ``labelled_calls``) when it is judged in this run, and the total, pairs
+outside the selection included, is the summary's ``topic_stats``.
+
 With fewer than two labels of either class nothing can be fitted, and every case is an
 ``error`` verdict that says so (it waits for people): a label is never guessed.
 

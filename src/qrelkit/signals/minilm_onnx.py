@@ -5,7 +5,7 @@ operation at a time, on one core for everything but the matrix products; onnxrun
 same arithmetic with fused kernels on both cores, and its int8 kernels use the CPU's VNNI
 instructions. No torch export is needed: the graph is written here, node by node, with the
 ``onnx`` package's helper API, from the same weight arrays the numpy path uses, so the two
-paths compute the same function (fp32 agrees with numpy within 2e-7).
+paths compute the same function (fp32 agrees with numpy within 4e-7).
 
 The graph is built once, on first use, and kept as a file in the user's cache directory
 (``$XDG_CACHE_HOME/qrelkit`` or ``~/.cache/qrelkit``), named by the digest of the weights, the
