@@ -103,7 +103,7 @@ def main() -> None:
     ctx = signals.SignalContext(topics=topics, docs=docs.get, corpus=lambda: {})
     texts = [ctx.text(d)[:dense.MAX_CHARS] for d in sorted({d for _, d in pairs})]
     ceiling(texts, minilm.BACKENDS['numpy'].batch_size)
-    rows, ref, ref_vecs = [], None, None
+    ref, ref_vecs = None, None
     print(f"{'backend':<10} {'texts':>6} {'per_s':>7} {'cpu_s':>7} {'per_cpu_s':>9} {'max|dcos|':>9} "
           f"{'min cos':>8} {'AUC':>6}  notes")
     for name in a.backends.split(","):

@@ -29,7 +29,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
 
@@ -102,9 +102,8 @@ def _mask_bias(g: _Graph) -> str:
     return g.op("Mul", [m, g.const("neg", np.float32(-10000.0))], "mask_bias")
 
 
-def _attention(g: _Graph, x: str, L, p: str, heads: int, mask: str) -> str:
+def _attention(g: _Graph, x: str, L, p: str, mask: str) -> str:
     d = L.out.shape[0]
-    hd = d // heads
     qkv = {}
     for j, n in enumerate("qkv"):
         y = g.linear(x, L.qkv[:, j * d:(j + 1) * d].copy(), L.qkv_b[j * d:(j + 1) * d].copy(), p + n)
@@ -148,7 +147,7 @@ def graph(w: "Weights", heads: int):
     x = _embeddings(g, w)
     mask = _mask_bias(g)
     for i, L in enumerate(w.layers):
-        x = _feed_forward(g, _attention(g, x, L, f"l{i}_", heads, mask), L, f"l{i}_")
+        x = _feed_forward(g, _attention(g, x, L, f"l{i}_", mask), L, f"l{i}_")
     _mean_pool(g, x)
     ids = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "seq"]) for n in ("input_ids", "attention_mask")]
     out = [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", d])]
@@ -188,7 +187,7 @@ def file_name(digest: str, int8: bool) -> str:
     return f"minilm-{digest[:16]}-g{GRAPH_VERSION}-{kind}.onnx"
 
 
-def cached_model(digest: str, int8: bool, weights: "callable") -> bytes:
+def cached_model(digest: str, int8: bool, weights: Callable[[], tuple["Weights", int]]) -> bytes:
     """The graph's bytes: read from the cache directory, else built (``weights()`` gives the
     parsed weights only then) and written there atomically (concurrent workers may race)."""
     path = cache_dir() / file_name(digest, int8)
