@@ -156,7 +156,8 @@ def _layer_norm(x: np.ndarray, wb: tuple[np.ndarray, np.ndarray], eps: float = 1
 
 def _gelu(x: np.ndarray) -> np.ndarray:
     """Exact GELU, x * Phi(x). scipy's ``ndtr`` is 1.5x faster than 0.5 * (1 + erf(x / sqrt 2)) on
-    float32 (61 vs 94 ms for a 2560 x 1536 block) and as exact; the tanh approximation would be
+    float32 (61 vs 94 ms for a 2560 x 1536 block; the whole pass 21 -> 23 passages per CPU-second
+    on one thread) and as exact; the tanh approximation would be
     faster still but moves embeddings by up to 4e-4 from the reference, erf/ndtr stay within 2e-7."""
     from scipy.special import ndtr
 
