@@ -231,6 +231,8 @@ async def arun_judging(
             time.perf_counter() - t0, calibration, learned,
         )
         store.finish_command(run_id, command_totals(client.usage_dict(), summary), status=status)
+        for j in judge.chain():
+            await j.aclose()
     return summary
 
 
