@@ -250,3 +250,17 @@ def test_budget_with_a_sampled_reading_is_refused(ws):
 
     with pytest.raises(UsageError, match="budget applies to docs=all"):
         run_judging(ws, "narrative(docs=6,budget=2000)", make_client(reply, store=ws))
+
+
+def test_narratives_generate_reads_all_and_refuses_a_bad_budget(ws):
+    from typer.testing import CliRunner
+
+    from qrelkit.cli import app
+    from qrelkit.errors import UsageError
+
+    r = CliRunner().invoke(app, ["narratives", "generate", "-w", str(ws.workspace), "--budget", "100"])
+    assert isinstance(r.exception, UsageError)
+    assert "below 512" in str(r.exception)
+    r = CliRunner().invoke(app, ["narratives", "generate", "-w", str(ws.workspace), "--docs", "many"])
+    assert isinstance(r.exception, UsageError)
+    assert "expected all or an integer" in str(r.exception)

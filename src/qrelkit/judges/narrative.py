@@ -98,6 +98,7 @@ from qrelkit.judges.instructor import (  # noqa: F401  (re-exported: stage 1 liv
     Reading,
     budget_value,
     docs_count,
+    every_document,
     induce,
     read_reply,
     shown_documents,
@@ -240,8 +241,6 @@ class NarrativeBook:
         return {d["docid"] for d in prov.get("docs") or ()} == self._docids(ctx, qid)
 
     def _docids(self, ctx: Any, qid: str) -> set[str]:
-        from qrelkit.judges.instructor import every_document
-
         labels = [h for h in ctx.for_topic(qid) if ctx.doc(h.docid) is not None]
         return {h.docid for h in every_document(labels, self.variant, self.reading.seed, qid)}
 
