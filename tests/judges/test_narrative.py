@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from qrelkit.cli import app
 from qrelkit.errors import UsageError
 from qrelkit.judges import canonical
-from qrelkit.judges.narrative import parse_edit, read_reply, save_edit
+from qrelkit.judges.narrative import read_reply
+from qrelkit.judges.narrative_edits import parse_edit, save_edit
 from qrelkit.judges.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
 from qrelkit.store import Store

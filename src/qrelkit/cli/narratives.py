@@ -83,7 +83,7 @@ def edit(
     import click
 
     from qrelkit.errors import UsageError
-    from qrelkit.judges.narrative import edit_text, parse_edit, save_edit
+    from qrelkit.judges.narrative_edits import edit_text, parse_edit, save_edit
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
