@@ -17,7 +17,7 @@ from qrelkit.cli.measure import RunsOpt, SeedOpt, load_versions, split_measures,
 from qrelkit.errors import UsageError
 
 
-def _evaluate_streaming(runs, versions, specs, threshold: int, judged_only: bool, allow_empty: bool = False):
+def _evaluate_streaming(runs, scorers, specs, threshold: int, judged_only: bool, allow_empty: bool = False):
     """Score runs read one at a time (fast reader, top max-cut-off only), named
     as :func:`qrelkit.data.runs.unique_names` would; returns the scores and the
     seconds spent reading. All runs in memory at once cost 650 MB on TREC DL
@@ -25,7 +25,7 @@ def _evaluate_streaming(runs, versions, specs, threshold: int, judged_only: bool
     from dataclasses import replace
 
     from qrelkit.data.rankings import Ranking, final_names, iter_rankings
-    from qrelkit.evaluate.systems import evaluate_stream
+    from qrelkit.evaluate.systems import score_stream
 
     if not runs:
         raise UsageError("pass at least one --runs PATH (file, folder or glob)")
@@ -46,7 +46,7 @@ def _evaluate_streaming(runs, versions, specs, threshold: int, judged_only: bool
             stubs.append(Ranking(r.name, r.path, {}, r.tags))
             yield Ranking(str(len(stubs)), r.path, r.docids, r.tags)  # placeholder name: unique until renamed
 
-    scored = evaluate_stream(stream(), versions, specs, threshold, judged_only)
+    scored = score_stream(stream(), scorers, threshold)
     if not stubs:
         raise UsageError("no runs found")
     names = tuple(final_names(stubs))
@@ -82,7 +82,7 @@ def evaluate(
     as_json: bool = JsonOpt,
 ) -> None:
     """Score runs under one or more qrels versions; compare rankings and significance between versions."""
-    from qrelkit.evaluate.systems import DEFAULT_MEASURES, resolve_measures
+    from qrelkit.evaluate.systems import DEFAULT_MEASURES, resolve_measures, version_scorers
 
     t0 = time.perf_counter()
     if not qrels:
@@ -96,7 +96,9 @@ def evaluate(
     if rank_measure not in keys:
         specs = specs + resolve_measures([rank_measure], threshold)
         keys.append(rank_measure)
-    scored, t_read = _evaluate_streaming(runs, versions, specs, threshold, judged_only, allow_empty)
+    scorers = version_scorers(versions, specs, judged_only)
+    del versions  # the pair dicts (250 bytes a label) are not needed once the scorers hold the qrels
+    scored, t_read = _evaluate_streaming(runs, scorers, specs, threshold, judged_only, allow_empty)
     t_eval = time.perf_counter() - t0 - t_read
     systems = scored[0].systems
     if len(scored) > 1:  # imported here: scipy and statsmodels cost 60 MB that one version never uses

@@ -79,7 +79,8 @@ def compare_versions(
 ) -> VersionComparison:
     """Compare two versions on the systems and topics they share."""
     systems = [s for s in a.systems if s in b.systems]
-    topics = [t for t in a.topics if t in b.topics]
+    b_topics = set(b.topics)
+    topics = [t for t in a.topics if t in b_topics]
     if len(systems) < 2:
         raise UsageError("need at least two systems scored under both qrels versions to compare rankings")
     if not topics:

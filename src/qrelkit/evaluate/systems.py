@@ -84,7 +84,11 @@ class TopicScores:
         """The same scores restricted (and re-ordered) to some systems/topics,
         so that two versions can be compared pair by pair."""
         si = [self.systems.index(s) for s in systems] if systems is not None else list(range(len(self.systems)))
-        ti = [self.topics.index(t) for t in topics] if topics is not None else list(range(len(self.topics)))
+        if topics is not None:  # a dict, not tuple.index: 25,000 topics made that quadratic
+            t_pos = {t: i for i, t in enumerate(self.topics)}
+            ti = [t_pos[t] if t in t_pos else self.topics.index(t) for t in topics]
+        else:
+            ti = list(range(len(self.topics)))
         return TopicScores(
             self.label,
             tuple(self.systems[i] for i in si),
@@ -187,9 +191,17 @@ def prepare_runs(runs: Sequence[Any]) -> PreparedRuns:
 
 
 class VersionScorer:
-    """The ir_measures evaluators of one qrels version, one per cut-off group,
-    built once and applied to one run at a time: scoring streams runs, so that
-    memory holds one run, not all of them (issue 19)."""
+    """One ir_measures evaluator over one qrels version for all the requested
+    measures, built once and applied to one run at a time: scoring streams
+    runs, so that memory holds one run, not all of them (issue 19).
+
+    One evaluator, not one per cut-off group: each pytrec_eval invocation
+    copies the qrels into its own C++ maps (55 bytes a label, measured), and
+    ir_measures makes one invocation per relevance level, so groups by cut-off
+    doubled the copies (four instead of two for the default measures). A run is
+    cut once, at the largest cut-off, which scores exactly what the smaller
+    cut-offs would. Only the ``{qid: {docid: grade}}`` form of the qrels is
+    kept (the judged provider holds it anyway), not the caller's pair dict."""
 
     def __init__(
         self, qrels: Mapping[Pair, int], specs: Sequence[MeasureSpec], judged_only: bool = False,
@@ -197,52 +209,58 @@ class VersionScorer:
     ):
         import ir_measures
 
-        self.pairs = as_pairs(qrels)
-        qd = qrels_dict(self.pairs)
+        qd = qrels_dict(as_pairs(qrels))
         self.topics = tuple(sorted(topics if topics is not None else qd))
         self.topic_set = frozenset(self.topics)
         qd = {q: v for q, v in qd.items() if q in self.topic_set}
+        self.judged = qd  # the labelled docids per topic, for condensed lists
         self.t_index = {q: i for i, q in enumerate(self.topics)}
         self.specs = tuple(specs)
         self.judged_only = judged_only
-        groups: dict[Optional[int], list[int]] = {}
+        cutoffs = [sp.cutoff for sp in self.specs]
+        self.depth: Optional[int] = None if None in cutoffs else max(cutoffs)
+        self.evaluator = ir_measures.evaluator([sp.measure for sp in self.specs], qd)
+        self.m_index: dict[Any, list[int]] = {}  # iter_calc hands back these objects
         for i, sp in enumerate(self.specs):
-            groups.setdefault(sp.cutoff, []).append(i)
-        self.groups = [
-            (cutoff, ir_measures.evaluator([self.specs[i].measure for i in idx], qd),
-             {self.specs[i].measure: i for i in idx})  # iter_calc hands back these objects
-            for cutoff, idx in groups.items()
-        ]
+            self.m_index.setdefault(sp.measure, []).append(i)
 
-    def run_dict(self, docids: Mapping[str, Sequence[str]], cutoff: Optional[int]) -> dict:
-        """``{qid: {docid: -position}}`` of the topics scored, top ``cutoff``
+    def run_dict(self, docids: Mapping[str, Sequence[str]]) -> dict:
+        """``{qid: {docid: -position}}`` of the topics scored, top ``depth``
         (of the judged documents only, for condensed lists)."""
         out = {}
         for q, docs in docids.items():
             if q not in self.topic_set:
                 continue
             if self.judged_only:
-                docs = [d for d in docs if (q, d) in self.pairs]
+                labelled = self.judged.get(q, {})
+                docs = [d for d in docs if d in labelled]
             if docs:  # pytrec_eval rejects empty rankings
-                out[q] = _ordered(docs[:cutoff])
+                out[q] = _ordered(docs[:self.depth])
         return out
 
-    def score(self, docids: Mapping[str, Sequence[str]], dicts: Optional[dict] = None) -> np.ndarray:
+    def score(self, docids: Mapping[str, Sequence[str]], run: Optional[dict] = None) -> np.ndarray:
         """``[measure, topic]`` scores of one run given as ``{qid: docids in trec_eval order}``;
-        ``dicts`` may hold already converted run dicts per cut-off."""
+        ``run`` may hold it already converted by :meth:`run_dict` (or :meth:`PreparedRuns.dicts_of`)."""
         values = np.zeros((len(self.specs), len(self.topics)))
-        for cutoff, evaluator, m_index in self.groups:
-            rd = dicts[cutoff] if dicts is not None else self.run_dict(docids, cutoff)
-            if not rd:
-                continue
-            for metric in evaluator.iter_calc(rd):
-                ti = self.t_index.get(metric.query_id)
-                mi = m_index.get(metric.measure)
-                if mi is None:  # equal but not identical measure: compare by name
-                    mi = {str(k): v for k, v in m_index.items()}.get(str(metric.measure))
-                if ti is not None and mi is not None:
-                    values[mi, ti] = metric.value
+        rd = run if run is not None else self.run_dict(docids)
+        if not rd:
+            return values
+        for metric in self.evaluator.iter_calc(rd):
+            ti = self.t_index.get(metric.query_id)
+            rows = self.m_index.get(metric.measure)
+            if rows is None:  # equal but not identical measure: compare by name
+                rows = {str(k): v for k, v in self.m_index.items()}.get(str(metric.measure), [])
+            if ti is not None:
+                values[rows, ti] = metric.value
         return values
+
+
+def version_scorers(
+    versions: Sequence[tuple[str, Mapping[Pair, int]]], specs: Sequence[MeasureSpec], judged_only: bool = False,
+) -> list[tuple[str, VersionScorer]]:
+    """A scorer per named qrels version. The scorers keep no reference to the
+    pair dicts, so a caller that drops its own can free them before scoring."""
+    return [(label, VersionScorer(q, specs, judged_only)) for label, q in versions]
 
 
 def evaluate_runs(
@@ -259,10 +277,8 @@ def evaluate_runs(
     scorer = VersionScorer(qrels, _specs(measures, threshold), judged_only, topics)
     values = np.zeros((len(scorer.specs), len(prepared.names), len(scorer.topics)))
     for s, docids in enumerate(prepared.docids()):
-        dicts = None
-        if not judged_only:
-            dicts = {c: prepared.dicts_of(s, c, scorer.topic_set) for c, _, _ in scorer.groups}
-        values[:, s, :] = scorer.score(docids, dicts)
+        run = None if judged_only else prepared.dicts_of(s, scorer.depth, scorer.topic_set)
+        values[:, s, :] = scorer.score(docids, run)
     return TopicScores(
         label, prepared.names, scorer.topics, tuple(sp.key for sp in scorer.specs), values, threshold, judged_only
     )
@@ -296,8 +312,14 @@ def evaluate_stream(
     trec_eval order}``, see :mod:`qrelkit.data.rankings`); a run is scored under
     all versions and dropped before the next is read, so memory is one run plus
     the scores. Run names must be unique (settle them before, or rename after)."""
-    specs = _specs(measures, threshold)
-    scorers = [(label, VersionScorer(q, specs, judged_only)) for label, q in versions]
+    return score_stream(rankings, version_scorers(versions, _specs(measures, threshold), judged_only), threshold)
+
+
+def score_stream(
+    rankings: Iterable[Any], scorers: Sequence[tuple[str, VersionScorer]], threshold: int = DEFAULT_THRESHOLD,
+) -> tuple[TopicScores, ...]:
+    """:func:`evaluate_stream` over scorers built before (:func:`version_scorers`),
+    for a caller that frees its qrels pair dicts first (``qrelkit evaluate``)."""
     names: list[str] = []
     columns: list[list[np.ndarray]] = [[] for _ in scorers]
     for ranking in rankings:
@@ -309,9 +331,9 @@ def evaluate_stream(
         raise UsageError(f"several runs are named {', '.join(dup)}; run names must be unique")
     out = []
     for col, (label, scorer) in zip(columns, scorers):
-        values = np.stack(col, axis=1) if col else np.zeros((len(specs), 0, len(scorer.topics)))
-        out.append(TopicScores(label, tuple(names), scorer.topics, tuple(sp.key for sp in specs), values,
-                               threshold, judged_only))
+        keys = tuple(sp.key for sp in scorer.specs)
+        values = np.stack(col, axis=1) if col else np.zeros((len(keys), 0, len(scorer.topics)))
+        out.append(TopicScores(label, tuple(names), scorer.topics, keys, values, threshold, scorer.judged_only))
     return tuple(out)
 
 
