@@ -72,3 +72,15 @@ def test_bad_options():
         pairwise_significance(np.zeros((2, 3)), ["a", "b"], test="sign")
     with pytest.raises(UsageError):
         pairwise_significance(np.zeros((2, 3)), ["a", "b"], correction="holm-ish")
+
+
+def test_wilcoxon_a_block_of_pairs_at_a_time_gives_the_same_p_values(monkeypatch):
+    from qrelkit.evaluate import significance
+
+    rng = np.random.default_rng(7)
+    x = rng.random((8, 40))
+    x[:4] = np.round(x[:4], 1)  # ties: the normal approximation; the other pairs: the exact test
+    whole = pairwise_significance(x, [f"s{i}" for i in range(8)], "wilcoxon")
+    monkeypatch.setattr(significance, "BLOCK_VALUES", 41)  # one pair per call to scipy
+    blocks = pairwise_significance(x, [f"s{i}" for i in range(8)], "wilcoxon")
+    assert [p.p_value for p in blocks.pairs] == [p.p_value for p in whole.pairs]

@@ -115,3 +115,11 @@ def test_duplicate_run_names_rejected():
     r = make_run("same", {"q": [("a", 1.0)]})
     with pytest.raises(UsageError):
         evaluate_runs([r, r], {("q", "a"): 1})
+
+
+def test_one_measure_under_two_names_fills_both_keys():
+    # with threshold 2, "P@10" is P(rel=2)@10: one evaluator returns it once, and both keys get it
+    runs, qrels = random_collection(seed=5)
+    ts = evaluate_runs(runs, qrels, ["P@10", "P(rel=2)@10"], threshold=2)
+    assert ts.of("P@10").sum() > 0
+    assert np.array_equal(ts.of("P@10"), ts.of("P(rel=2)@10"))
