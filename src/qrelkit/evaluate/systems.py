@@ -15,6 +15,17 @@ Why it is built this way:
   the top-k is exactly scoring the whole list for a measure cut at k, and it
   spares pytrec_eval from converting a thousand entries per topic for P@10.
   One ir_measures evaluator is built per (qrels version, cut-off group).
+- Memory (issue 19, benchmarks/scale.py, 20 runs, 2 qrels versions): ``qrelkit
+  evaluate`` peaked at 1,480 MB at 10^6 pooled pairs, most of it outside the
+  scoring: scipy's Wilcoxon over 190 system pairs x 25,075 topics in one call
+  (about ten temporary copies; now a block of pairs at a time, see
+  :mod:`qrelkit.evaluate.significance`), and the ``(qid, docid) -> grade`` pair
+  dicts (250 bytes a label) kept beside the scorers' own ``{qid: {docid:
+  grade}}`` (the command now drops them once the scorers are built). What
+  grows still is the qrels: each pytrec_eval invocation holds a C++ copy (55
+  bytes a label; four per version for the default measures, see
+  :class:`VersionScorer`), plus one run being scored (25,075 topics x 20
+  entries at 10^6).
 - Topics are those of the qrels; a topic the run did not answer scores 0
   (as ``trec_eval -c``), so that every system is averaged over the same topics.
 - Ties: runs arrive in trec_eval order (score descending, docid descending);
