@@ -16,8 +16,8 @@ Why it is built this way:
   spares pytrec_eval from converting a thousand entries per topic for P@10.
   One ir_measures evaluator is built per (qrels version, cut-off group).
 - Memory (issue 19, benchmarks/scale.py, 20 runs, 2 qrels versions): ``qrelkit
-  evaluate`` peaked at 1,480 MB at 10^6 pooled pairs, most of it outside the
-  scoring: scipy's Wilcoxon over 190 system pairs x 25,075 topics in one call
+  evaluate`` peaked at 1,480 MB at 10^6 pooled pairs (927 MB now, same
+  output), much of it outside the scoring: scipy's Wilcoxon over 190 system pairs x 25,075 topics in one call
   (about ten temporary copies; now a block of pairs at a time, see
   :mod:`qrelkit.evaluate.significance`), and the ``(qid, docid) -> grade`` pair
   dicts (250 bytes a label) kept beside the scorers' own ``{qid: {docid:
