@@ -180,6 +180,7 @@ def judge_allocation(a, st: Setup, e: int, allocation: str, log: Path, saved=lam
             r = {"execution": e, "allocation": allocation, "assessor": row, "spec": s.method,
                  "cases": len(gold), "people": len(people), "undecided": len(gold) - len(labels),
                  "per_query_f1": f1, "f1": statistics.fmean(f1.values()) if f1 else None,
+                 "said_relevant": sum(labels.values()), "nist_relevant": sum(g >= 2 for g in gold.values()),
                  "mcc": mcc["matthews_corrcoef"], "seconds": time.perf_counter() - t0,
                  "load": round(os.getloadavg()[0], 2)}
             with log.open("a", encoding="utf-8") as f:
@@ -256,6 +257,8 @@ def summary(records: list) -> list[dict]:
         rows.append({"allocation": alloc, "assessor": row, "executions": len(rs), "f1_mean": f1m, "f1_std": f1s,
                      "mcc_mean": mm, "mcc_std": msd, "cases": rs[0]["cases"], "people": rs[0]["people"],
                      "undecided": sum(r["undecided"] for r in rs),
+                     "said_relevant": sum(r.get("said_relevant", 0) for r in rs) / max(1, sum(r["cases"] for r in rs)),
+                     "nist_relevant": sum(r.get("nist_relevant", 0) for r in rs) / max(1, sum(r["cases"] for r in rs)),
                      "seconds_per_case": sum(r["seconds"] for r in rs) / max(1, sum(r["cases"] for r in rs))})
     return rows
 
@@ -266,12 +269,14 @@ def table(header: dict, rows: list[dict]) -> str:
 
     lines = ["# Hybrid pooling, the RCL paper's comparison", "",
              "```", json.dumps(header, indent=1), "```", "",
-             "| allocation | assessor | per-query F1 | MCC | executions | cases | people | undecided | s/case |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| allocation | assessor | per-query F1 | MCC | executions | cases | people | undecided | "
+             "said Relevant | NIST relevant | s/case |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['allocation']} | {r['assessor']} | {pm(r['f1_mean'], r['f1_std'])} | "
                      f"{pm(r['mcc_mean'], r['mcc_std'])} | {r['executions']} | {r['cases']} | {r['people']} | "
-                     f"{r['undecided']} | {r['seconds_per_case']:.1f} |")
+                     f"{r['undecided']} | {r['said_relevant']:.0%} | {r['nist_relevant']:.0%} | "
+                     f"{r['seconds_per_case']:.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -329,7 +334,7 @@ def main(a) -> int:
     header = {"collection": data.name, "runs": len(st.runs), "topics": len(st.chosen),
               "topics_total": len(st.all_topics), "topic_ids": sorted(st.chosen), "max_cases_per_topic": a.max_cases,
               "repeat": a.repeat, "model": a.model, "measure": a.measure, "doc_tokens": a.doc_tokens,
-              "workers": a.workers, "significant_pairs_nist": int((st.ref_sig.decisions != 0).sum()),
+              "workers": a.workers, "this_run_assessors": a.assessors or "all", "significant_pairs_nist": int((st.ref_sig.decisions != 0).sum()),
               "system_pairs": len(st.ref_sig.pairs), "mcc_nist_depth10_pool": ceiling["matthews_corrcoef"],
               "load_start": load_start}
     out = Path(a.out or tempfile.mkdtemp(prefix="qrelkit-rcl-"))
