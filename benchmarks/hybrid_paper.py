@@ -2,6 +2,7 @@
 
     python benchmarks/judges.py --experiment hybrid --repeat 10 --measure AP@1000
         [--topics N] [--max-cases M] [--model local | openai:MODEL@URL] [--doc-tokens 400] [--out DIR]
+        [--workers W] [--assessors "RCL,RICL"]
 
 (``benchmarks/judges.py`` hands ``--experiment hybrid --repeat N`` to :func:`main` here.)
 
@@ -28,6 +29,15 @@ executions, and the per-query F1 of every execution as box plots (PNG next to th
 
 With the embedded model (2048-token context) use ``--doc-tokens 120`` and a small subsample;
 README.md has the full-size command for a served model.
+
+Long runs: every finished row is appended to ``records.jsonl`` in ``--out`` and the table and JSON
+are rewritten from it (the box plot after each execution), so a run stopped early keeps what it
+finished. ``--workers W`` judges W (execution, allocation) units at once in separate processes; with
+the embedded model each gets one llama.cpp thread, which on two shared cores is faster than one
+process with two threads (no thread barriers waiting on a descheduled partner; see
+:mod:`qrelkit.llm.local`). ``--assessors`` runs only the named rows and keeps the other rows already
+in ``--out``: the narrative-free rows and RCL/RICL can be run one after the other into one table
+(the subsample depends only on the seed, so both runs judge the same cases).
 """
 
 from __future__ import annotations
