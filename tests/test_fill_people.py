@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,14 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-HERE = Path(__file__).resolve().parent
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from fakeserver import free_port, serve
 
 
 def _wait(url: str) -> None:
@@ -49,20 +41,9 @@ def qk(*args, check=True):
 
 @pytest.fixture
 def model_server(tmp_path):
-    port = _free_port()
     log = tmp_path / "requests.log"
-    proc = subprocess.Popen([sys.executable, str(HERE / "judges" / "fake_openai.py"), "--port", str(port),
-                             "--delay", "0", "--log", str(log)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        _wait(url + "/models")
+    with serve("judges.fake_openai", log) as url:
         yield f"openai:fake@{url}", log
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _collection(d: Path) -> list:
@@ -96,7 +77,7 @@ def test_fill_waits_for_people_then_continues(model_server, tmp_path):
     assert again["state"] == "waiting" and len(log.read_text().splitlines()) == calls_after_judging
 
     tokens = [json.loads(qk("annotate", "users", "add", n, "-w", ws, "--json").stdout)["token"] for n in "xyz"]
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "qrelkit", "annotate", "serve", "-w", str(ws), "--host",
                                "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -74,7 +74,7 @@ def test_cache_roundtrip_and_meta(tmp_path):
         assert s.get_meta("pool") == {"depth": 10}
         rid = s.start_command("judge", {"method": "x"})
         s.finish_command(rid, {"calls": 3})
-        assert s.command_runs("judge")[0]["totals"] == {"calls": 3}
+        assert s.command_runs("judge")[0].totals == {"calls": 3}
 
 
 def _writer(ws: str, tag: str, n: int) -> None:

@@ -25,7 +25,7 @@ def workspace_status(store: Store) -> dict:
     methods = [{"method": m.method, "model": m.model, "judgments": m.judgments} for m in store.method_counts()]
     store.reconcile_commands()  # a killed command's spend, recovered from the call cache
     runs = store.command_runs()
-    spent = sum((Usage.from_dict(run["totals"]) for run in runs), Usage())
+    spent = sum((run.usage for run in runs), Usage())
     # attempts are requests the backends received: a retried call shows here, not in calls
     totals = {**spent.as_dict(), "attempts": spent.attempts, "retries": spent.retries}
     return {
@@ -42,5 +42,5 @@ def workspace_status(store: Store) -> dict:
         "people_pending": len(waiting.people_share),
         "votes": store.vote_count(),
         "spent": totals,
-        "commands": {st: sum(r["status"] == st for r in runs) for st in ("running", "interrupted")},
+        "commands": {st: sum(r.status == st for r in runs) for st in ("running", "interrupted")},
     }

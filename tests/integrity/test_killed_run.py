@@ -70,14 +70,14 @@ def test_the_interrupted_record_says_its_totals_were_recovered(killed):
     ws, _, _ = killed
     with Store.open(ws) as s:
         (run,) = s.command_runs("judge")
-    assert (run["status"], run["totals"]["recovered_from_cache"]) == ("interrupted", True)
+    assert (run.status, run.totals["recovered_from_cache"]) == ("interrupted", True)
 
 
 def test_a_running_command_is_not_marked_interrupted(tmp_path):
     with Store.create(tmp_path / "ws") as s:
         s.start_command("judge", {})
         s.reconcile_commands()
-        assert [r["status"] for r in s.command_runs()] == ["running"]
+        assert [r.status for r in s.command_runs()] == ["running"]
 
 
 def test_ctrl_c_records_the_judge_as_interrupted_with_its_spend(server, tmp_path):  # noqa: F811
@@ -94,5 +94,5 @@ def test_ctrl_c_records_the_judge_as_interrupted_with_its_spend(server, tmp_path
     assert "Traceback" not in err
     with Store.open(ws) as s:
         (run,) = s.command_runs("judge")
-    assert run["status"] == "interrupted"
-    assert run["totals"]["calls"] >= 2
+    assert run.status == "interrupted"
+    assert run.usage.calls >= 2

@@ -6,67 +6,30 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from fakeserver import serve
 
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Topic
 
 from .fake_openai import GRADES
 
-HERE = Path(__file__).parent
 KEYS = list(GRADES)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("srv") / "requests.log"
     log.write_text("")
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(HERE / "fake_openai.py"),
-            "--port",
-            str(port),
-            "--delay",
-            "0.15",
-            "--log",
-            str(log),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.time() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/models", timeout=1).read()
-            break
-        except OSError:
-            if time.time() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail(
-                    f"fake server did not start: {proc.stderr.read().decode() if proc.stderr else ''}"
-                )
-            time.sleep(0.1)
-    yield url, log
-    proc.terminate()
-    proc.wait(timeout=10)
+    with serve("judges.fake_openai", log, delay=0.15) as url:
+        yield url, log
 
 
 def make_ws(path: Path, n: int = 18) -> Path:
@@ -163,7 +126,7 @@ def test_kill_and_resume_equals_uninterrupted_run(server, tmp_path):
     assert repeated <= 2 * 2  # at most the calls in flight (concurrency 2, two agents each)
     with Store.open(ws) as s:
         runs = s.command_runs("judge")
-    assert [r["status"] for r in runs] == ["interrupted", "done"]  # the killed run never finished
+    assert [r.status for r in runs] == ["interrupted", "done"]  # the killed run never finished
     # the re-run made calls only for unfinished cases; those the killed run had answered were cache hits
     assert resumed["calls"] == sum(int(v[4]) for k, v in final(ws).items() if k not in finished)
     # ... and every call that did not reach the server is counted as a cache hit

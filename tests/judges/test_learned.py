@@ -173,3 +173,48 @@ def test_prefilter_by_learned_records_its_fit(ws):
 
 def test_a_prefilter_spec_without_signals_keeps_its_old_id():
     assert "signals" not in canonical("prefilter(by=likelihood)+zero-shot")
+
+
+def _on_topic_score(prefix, cont):
+    return -5.0 if ("Everest" in prefix or "sourdough" in prefix) else -20.0
+
+
+def test_each_verdict_carries_the_scoring_calls_its_signals_cost(ws):
+    c = client(ws, _on_topic_score)
+    s = run_judging(ws, "learned(signals=pmi+ql+lexical)", c)
+    js = _judgments(ws, s.method)
+    assert min(j.calls for j in js) >= 1
+
+
+def test_verdict_calls_and_the_labelled_pairs_calls_add_up_to_the_clients_calls(ws):
+    c = client(ws, _on_topic_score)
+    s = run_judging(ws, "learned(signals=pmi+ql)", c)
+    js = _judgments(ws, s.method)
+    assert sum(j.calls for j in js) + s.calibration["labelled_calls"] == c.usage.calls
+
+
+def test_verdict_tokens_are_the_scoring_calls_tokens(ws):
+    c = client(ws, _on_topic_score)
+    s = run_judging(ws, "learned(signals=pmi+ql)", c)
+    js = _judgments(ws, s.method)
+    assert sum(j.prompt_tokens for j in js) > 0
+
+
+def test_cached_signal_values_cost_a_later_judge_nothing(ws):
+    run_judging(ws, "learned(signals=pmi+ql)", client(ws, _on_topic_score))
+    s = run_judging(ws, "learned(signals=pmi+ql,seed=1)", client(ws, _on_topic_score))
+    assert sum(j.calls for j in _judgments(ws, s.method)) == 0
+
+
+def test_per_topic_statistics_charge_their_up_front_calls_to_the_cases_judged(ws):
+    c = client(ws, _on_topic_score)
+    s = run_judging(ws, "learned(signals=pmi,per_topic=true)", c, limit=4)
+    js = _judgments(ws, s.method)
+    assert min(j.calls for j in js) >= 1
+
+
+def test_per_topic_statistics_report_what_they_cost_for_the_whole_pool(ws):
+    c = client(ws, _on_topic_score)
+    s = run_judging(ws, "learned(signals=pmi,per_topic=true)", c, limit=4)
+    js = _judgments(ws, s.method)
+    assert s.calibration["topic_stats"]["calls"] > sum(j.calls for j in js)

@@ -12,16 +12,7 @@ from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic
 
 from .conftest import agent, make_client, stance_of
-
-# doc text -> (relevant agent's grade, irrelevant agent's grade)
-GRADES = {
-    "agree3": (3, 3),
-    "agree0": (0, 0),
-    "gap3": (3, 0),
-    "gap1": (2, 1),
-    "gap2": (3, 1),
-    "agree2": (2, 2),
-}
+from .fake_openai import GRADES  # doc text -> (relevant agent's grade, irrelevant agent's grade)
 
 
 def debate_fn(m, p):
@@ -60,8 +51,8 @@ def test_judges_pending_cases_and_writes_provenance(ws):
     assert prov["status"] == "escalate" and "disagree" in prov["reason"] and len(prov["history"]) == 2
     assert set(prov["templates"]) == {"debate_agent", "task_graded"}
     runs = ws.command_runs("judge")
-    assert runs[-1]["status"] == "done" and runs[-1]["totals"]["calls"] == s.calls
-    assert runs[-1]["totals"]["escalations"] == 3
+    assert runs[-1].status == "done" and runs[-1].usage.calls == s.calls
+    assert runs[-1].totals["escalations"] == 3
 
 
 def test_rerun_does_nothing_and_errors_are_retried(ws):

@@ -4,51 +4,26 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from fakeserver import free_port, serve
 
-HERE = Path(__file__).parent
 DISTINCT_K2 = 7  # distinct (topic, top-2) contexts of the conftest collection
 DISTINCT_ANSWERS = 6  # distinct (topic, answer) pairs those contexts produce
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("srv") / "requests.log"
     log.write_text("")
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(HERE / "fake_rag_server.py"), "--port", str(port), "--delay", "0.3", "--log", str(log)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.time() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/models", timeout=1).read()
-            break
-        except OSError:
-            if time.time() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail(f"fake server did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
-            time.sleep(0.1)
-    yield f"openai:fake@{url}", log
-    proc.terminate()
-    proc.wait(timeout=10)
+    with serve("rag.fake_rag_server", log, delay=0.3) as url:
+        yield f"openai:fake@{url}", log
 
 
 def qrelkit(*args: object) -> subprocess.CompletedProcess:

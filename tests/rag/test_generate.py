@@ -31,7 +31,7 @@ def test_a_shared_context_gives_every_system_the_answer_and_bills_it_once(loaded
     answers, _ = generate(loaded, scripted_client())
     by = {(a.system, a.qid): a for a in answers}
     assert by[("a", "q1")].answer == by[("b", "q1")].answer == "right alpha"
-    assert by[("a", "q1")].calls + by[("b", "q1")].calls == 1
+    assert (by[("a", "q1")].usage + by[("b", "q1")].usage).calls == 1
 
 
 def test_context_is_the_top_k_in_trec_eval_order(loaded):

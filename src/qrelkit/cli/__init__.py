@@ -10,7 +10,8 @@ from qrelkit.cli._app import app, console
 
 # Importing a command group registers its commands; this order is the order of `qrelkit --help`.
 # isort: off
-from qrelkit.cli import collection, judging, annotate, measure, jobs, narratives, rag  # noqa: F401, E402
+from qrelkit.cli import collection, judging, annotate, agree, evaluate, stability, ragalign, report  # noqa: F401, E402
+from qrelkit.cli import jobs, narratives, rag  # noqa: F401, E402
 # isort: on
 
 # Options that take several values after one flag (`--runs a.run b.run c.run`,

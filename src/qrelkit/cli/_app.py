@@ -103,3 +103,25 @@ def writing(out: Path, folder: bool = False) -> Iterator[None]:
         yield
     except OSError as e:
         raise InputError(e.filename or out, None, f"cannot write: {e.strerror or e}") from None
+
+
+def fmt(v: object) -> str:
+    """A value in a table cell: 4 decimals for a float, ``-`` for a missing one."""
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def require_runs(runs: Optional[list[str]], allow_empty: bool = False) -> list:
+    """The runs that ``--runs`` names (files, folders, globs); none named or none found is a user error."""
+    from qrelkit.data import read_runs
+    from qrelkit.errors import UsageError
+
+    if not runs:
+        raise UsageError("pass at least one --runs PATH (file, folder or glob)")
+    out = read_runs(list(runs), allow_empty=allow_empty)
+    if not out:
+        raise UsageError("no runs found")
+    return out

@@ -13,6 +13,7 @@ from qrelkit.cli._app import (
     WorkspaceOpt,
     app,
     console,
+    fmt,
     print_json,
     require_workspace,
     writing,
@@ -150,7 +151,7 @@ def holes(
     for col in cols:
         table.add_column(col, justify="right")
     for name, vals in sorted(report["runs"].items()):
-        table.add_row(name, *[_fmt(vals.get(c)) for c in cols])
+        table.add_row(name, *[fmt(vals.get(c)) for c in cols])
     console.print(table)
     if "note" in report:
         console.print(report["note"])
@@ -166,7 +167,7 @@ def _print_saturation(sat: dict) -> None:
     for c in ("retrievers (t)", "growth rate", "found so far", f"marginal contribution ({sat['measure']})"):
         table.add_column(c, justify="right")
     for t, rate, found, mc in zip(g["runs_added"], g["growth_rate"], g["found_fraction"], g["marginal_contribution"]):
-        table.add_row(str(t), _fmt(rate), _fmt(found), f"{mc:+.4f}")
+        table.add_row(str(t), fmt(rate), fmt(found), f"{mc:+.4f}")
     console.print(table)
 
 
@@ -235,7 +236,7 @@ def status(workspace: Optional[Path] = WorkspaceOpt, as_json: bool = JsonOpt) ->
     table.add_column("what")
     table.add_column("value", justify="right")
     for key, value in _flatten(st):
-        table.add_row(key, _fmt(value))
+        table.add_row(key, fmt(value))
     console.print(table)
     console.print("cases.holes: pooled pairs without an original label (what Unjudged@k counts); Hole@k, the "
                   f"holes new labels find relevant, is in `qrelkit holes -w {ws}`")
@@ -249,14 +250,6 @@ def _flatten(d: dict, prefix: str = ""):
             yield f"{prefix}{k}", v
 
 
-def _fmt(v: object) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    return str(v)
-
-
 def _emit(payload: dict, as_json: bool, title: str) -> None:
     if as_json:
         print_json(payload)
@@ -265,5 +258,5 @@ def _emit(payload: dict, as_json: bool, title: str) -> None:
     table.add_column("what")
     table.add_column("value", justify="right")
     for key, value in _flatten(payload):
-        table.add_row(key, _fmt(value))
+        table.add_row(key, fmt(value))
     console.print(table)

@@ -49,7 +49,7 @@ class JobOptions:
     depth: Optional[int] = _option(typer.Option(None, "--depth", min=1, help="Pool depth k (default 10)."))
     method: Optional[str] = _option(_METHOD)
     model: Optional[str] = _option(typer.Option(
-        None, "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL[,URL2] (default local)."))
+        None, "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL[,URL2], vllm:MODEL (default local)."))
     task: Optional[str] = _option(typer.Option(None, "--task", help="auto | answer | graded."))
     budget: Optional[str] = _option(typer.Option(None, "--budget", help="Cap on escalations to people: N or P%."))
     concurrency: Optional[int] = _option(typer.Option(None, "--concurrency", min=1, help="Concurrent model calls."))

@@ -53,7 +53,7 @@ def judge(
         "auto = likelihood for the local model, debate otherwise.",
     ),
     model: str = typer.Option(
-        "local", "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL."
+        "local", "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL, vllm:MODEL."
     ),
     task: str = typer.Option(
         "auto", "--task",

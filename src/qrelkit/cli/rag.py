@@ -14,7 +14,7 @@ from typing import Any, Callable, List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_runs
 from qrelkit.errors import UsageError
 
 rag_app = typer.Typer(help="RAG answers from each run's top-k, and their correctness.", no_args_is_help=True)
@@ -56,20 +56,15 @@ def _docs(stack: ExitStack, path: Optional[Path], store: Any) -> Callable:
 
 
 def _runs(runs: Optional[List[str]], store: Any) -> list:
-    from qrelkit.data import read_runs
-
-    paths = list(runs or []) or ([r.path for r in store.runs()] if store is not None else [])
-    if not paths:
-        raise UsageError("pass at least one --runs PATH (file, folder or glob)")
-    out = read_runs(paths)
-    if not out:
-        raise UsageError("no runs found")
-    return out
+    """``--runs``, or without it the workspace's runs."""
+    return require_runs(list(runs or []) or ([r.path for r in store.runs()] if store is not None else []))
 
 
 def _run(coro_fn: Callable, client: Any, store: Any, command: str, args: dict) -> Any:
     """Run one async job with a progress bar, recorded as a command run in the workspace."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from qrelkit.rag.batch import usage_record
 
     run_id = store.start_command(command, args) if store is not None else None
     with Progress(TextColumn(command), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -89,7 +84,7 @@ def _run(coro_fn: Callable, client: Any, store: Any, command: str, args: dict) -
                 store.finish_command(run_id, client.usage_dict(), status="failed")
             raise
     if run_id is not None:
-        store.finish_command(run_id, summary.usage.as_dict())
+        store.finish_command(run_id, usage_record(summary.usage))
     return items, summary
 
 

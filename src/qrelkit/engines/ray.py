@@ -64,6 +64,9 @@ class ModelActor:
 
     def __init__(self, factory: Callable[[], Any]):
         self.backend = factory()
+        load = getattr(self.backend, "load", None)
+        if load is not None:
+            load()  # an engine that loads lazily (vLLM) loads now, so failing to is a clear start error
         self.name = f"{socket.gethostname()}:{os.getpid()}"
 
     def describe(self) -> dict:

@@ -191,7 +191,8 @@ class Judge:
     - ``learns``: it reads people's labels before the first case (:meth:`learn`);
     - ``needs_labels`` / ``calib_n``: it calibrates on up to ``calib_n`` labelled
       pairs before the first case (:meth:`prepare`);
-    - :meth:`check_client`: a check with a more helpful message than ``requires``'s.
+    - :meth:`check_client`: a check with a more helpful message than ``requires``'s;
+    - :meth:`aclose`: release what it made for itself, after the last case.
 
     Kinds with more to say are subclasses: :class:`ChainJudge` (``prefilter+X``),
     :class:`BatchJudge` (decides batches), :class:`LearningJudge` (learns always) and
@@ -227,6 +228,10 @@ class Judge:
         from qrelkit.types import Usage
 
         return Usage()
+
+    async def aclose(self) -> None:
+        """Release what the judge made for itself (``debate(models=[...])``: its agents' clients);
+        the runner calls it once after the last case, however the run ended (default: nothing)."""
 
     async def learn(self, ctx: "LearningContext", client: Any) -> "Learned":
         """Read people's labels before the first case; called exactly when ``learns`` is true."""

@@ -222,6 +222,12 @@ class Debate(AdjudicatingJudge):
             total = total + own.usage
         return total
 
+    async def aclose(self) -> None:
+        """Close the agents' own clients (their connections, their backends); the job's client is
+        the caller's to close."""
+        for own in self.clients.values():
+            await own.aclose()
+
     def _client(self, agent: Agent, client: Any) -> Any:
         spec = agent.model.spec if agent.model is not None else SAME
         return client if spec == SAME else self.clients[spec]

@@ -21,6 +21,14 @@ calib=200)``:
    whose probability is closest to 0.5 are escalated (reason ``uncertain``); the rest are
    labelled (relevant when P >= 0.5).
 
+Accounting: each verdict carries the LLM calls (and tokens) its own pair's signals cost — the
+``pmi``/``ql`` scoring calls, cache hits included, as the client counts them — and nothing when
+the values came from the workspace's signal cache; the labelled pairs' calls are the summary's
+``labelled_calls``, and the verdicts' calls plus those equal the client's totals for the run.
+With ``per_topic=true`` the topics' whole pools are scored up front; each pair's share is charged
+to its verdict (or to ``labelled_calls``) when it is judged in this run, and the total, pairs
+outside the selection included, is the summary's ``topic_stats``.
+
 With fewer than two labels of either class nothing can be fitted, and every case is an
 ``error`` verdict that says so (it waits for people): a label is never guessed.
 
@@ -68,6 +76,7 @@ class SignalModel:
         self.dropped: tuple[signals.Dropped, ...] = ()
         self.versions: dict[str, str] = {}
         self.model: Optional[combine.Combination] = None
+        self.fit_usage = Usage()
 
     async def resolve(self, store: Any, client: Any) -> dict:
         """Which signals can be computed here; the others are dropped, with the reason."""
@@ -86,14 +95,24 @@ class SignalModel:
         return {"signals": list(self.columns), "dropped": self.dropped_list()}
 
     async def vectors(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return (await self.metered(pairs))[0]
+
+    async def metered(self, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, list[Usage]]:
+        """The pairs' signal vectors and the LLM calls each pair cost (cached values cost none)."""
         if self.ctx is None:
             raise RuntimeError("signals used before resolve(); run the judge through the judging runner")
-        blocks = [await signals.values(sig, pairs, self.ctx) for sig in self.active]
-        return np.hstack(blocks) if blocks else np.zeros((len(pairs), 0))
+        blocks, usage = [], [Usage()] * len(pairs)
+        for sig in self.active:
+            x, spent = await signals.metered(sig, pairs, self.ctx)
+            blocks.append(x)
+            usage = [a + b for a, b in zip(usage, spent)]
+        return (np.hstack(blocks) if blocks else np.zeros((len(pairs), 0))), usage
 
     async def fit(self, pairs: Sequence[tuple[str, str]], labels: Sequence[int]) -> Optional[list[Optional[float]]]:
-        """Fit on labelled pairs; their fitted probabilities, or None when nothing can be fitted."""
-        x = await self.vectors(pairs)
+        """Fit on labelled pairs; their fitted probabilities, or None when nothing can be fitted.
+        What their signals cost is kept in ``fit_usage`` (the summary's ``calls``)."""
+        x, usage = await self.metered(pairs)
+        self.fit_usage = sum(usage, Usage())
         keep = np.isfinite(x).any(axis=1) if x.shape[1] else np.zeros(len(pairs), bool)
         self.model = combine.fit(x[keep], np.asarray(labels)[keep], self.columns)
         if self.model is None:
@@ -101,17 +120,22 @@ class SignalModel:
         p = self.model.probabilities(x)
         return [None if not np.isfinite(v) else float(v) for v in p]
 
-    async def probability(self, pair: tuple[str, str]) -> Optional[float]:
+    async def probability(self, pair: tuple[str, str], meter: Any = None) -> Optional[float]:
+        """P(relevant) of one pair; the calls its signals cost go to ``meter`` (a judge's Meter)."""
         if self.model is None:
             return None
-        p = float(self.model.probabilities(await self.vectors([pair]))[0])
+        x, usage = await self.metered([pair])
+        if meter is not None:
+            meter.add_usage(usage[0])
+        p = float(self.model.probabilities(x)[0])
         return None if np.isnan(p) else p
 
     def dropped_list(self) -> list[dict]:
         return [{"name": d.name, "reason": d.reason} for d in self.dropped]
 
     def summary(self) -> dict:
-        return {"combination": self.model.as_dict() if self.model else None, "dropped": self.dropped_list()}
+        return {"combination": self.model.as_dict() if self.model else None, "dropped": self.dropped_list(),
+                "calls": self.fit_usage.calls}
 
 
 @dataclass(frozen=True)
@@ -122,7 +146,7 @@ class LearnedScore:
     x: tuple[float, ...]
     error: Optional[str] = None
     info: dict = field(default_factory=dict, hash=False)
-    usage: Usage = Usage()  # the signals' LLM calls are counted by the client, not per pair
+    usage: Usage = Usage()  # the signals' LLM calls for this pair (none when their values were cached)
 
     @property
     def usable(self) -> bool:
@@ -158,6 +182,8 @@ class LearnedJudge(BatchJudge):
         self.model: Optional[combine.Combination] = None
         self._cap: Optional[int] = None
         self._batches = 0
+        self._prepaid: dict[tuple[str, str], Usage] = {}  # per_topic: calls made up front, per pair
+        self._topic_calls = Usage()
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("likelihood",) if {"pmi", "ql"} & set(self.names) else ()
@@ -172,10 +198,16 @@ class LearnedJudge(BatchJudge):
         return Learned(info=info)
 
     async def _topic_stats(self, context: Any) -> None:
-        """Mean and standard deviation of each column over each pending topic's cases."""
+        """Mean and standard deviation of each column over each pending topic's cases. This scores
+        every case of those topics up front, also those outside the selection (``--limit``): the
+        statistics are over the topic's whole pool. What that costs is charged to each pair's
+        verdict when it is judged (the values are cached, so it is not paid twice), and the total
+        is in the summary as ``topic_stats``."""
         qids = set(context.pending_qids)
         pairs = [(c.qid, c.docid) for c in context.store.cases() if c.qid in qids]
-        x = await self.sm.vectors(pairs)
+        x, usage = await self.sm.metered(pairs)
+        self._prepaid = {p: u for p, u in zip(pairs, usage) if u.calls}
+        self._topic_calls = sum(usage, Usage())
         q = np.array([p[0] for p in pairs])
         for qid in qids:
             block = x[q == qid]
@@ -195,14 +227,16 @@ class LearnedJudge(BatchJudge):
         if self.sm.ctx is not None and not self.sm.active:
             why = "no signal could be computed: " + "; ".join(f"{d.name}: {d.reason}" for d in self.sm.dropped)
             return LearnedScore(inp.case.qid, (), why)
-        x = (await self.sm.vectors([(inp.case.qid, inp.case.docid)]))[0]
+        pair = (inp.case.qid, inp.case.docid)
+        xs, usage = await self.sm.metered([pair])
+        x, spent = xs[0], usage[0] + self._prepaid.pop(pair, Usage())
         raw = dict(zip(self.columns, (None if not np.isfinite(v) else round(float(v), 6) for v in x)))
         if self.per_topic:
             mu, sd = self.topic_stats.get(inp.case.qid, (np.zeros_like(x), np.ones_like(x)))
             x = (x - mu) / sd
         if not np.isfinite(x).any():
-            return LearnedScore(inp.case.qid, tuple(x), "no signal value for this pair (calls failed)", raw)
-        return LearnedScore(inp.case.qid, tuple(float(v) for v in x), None, raw)
+            return LearnedScore(inp.case.qid, tuple(x), "no signal value for this pair (calls failed)", raw, spent)
+        return LearnedScore(inp.case.qid, tuple(float(v) for v in x), None, raw, spent)
 
     # ---- per batch -----------------------------------------------------------------------------
     def decide(self, batch: Sequence[tuple[JudgeInput, LearnedScore]], labelled: Sequence[tuple[LearnedScore, int]],
@@ -245,14 +279,14 @@ class LearnedJudge(BatchJudge):
         prov = {"learned": info}
         if p is None:
             reason = s.error or (unfit if self.model is None else "no probability")
-            return Verdict(status=ERROR, label=None, grade=None, reason=reason, provenance=prov)
+            return Verdict(status=ERROR, label=None, grade=None, reason=reason, provenance=prov, usage=s.usage)
         if escalate:
-            return Verdict(status=ESCALATE, label=None, grade=None, reason="uncertain", provenance=prov,
+            return Verdict(status=ESCALATE, label=None, grade=None, reason="uncertain", provenance=prov, usage=s.usage,
                            rationale=f"P(relevant) = {p:.3f} from {len(self.columns)} signals, among the closest to 0.5")
         label = int(p >= 0.5)
         grade = (inp.task.threshold if label else 0) if inp.task.graded else label
         top = self._top_signal()
-        return Verdict(status=AUTO, label=label, grade=grade, provenance=prov,
+        return Verdict(status=AUTO, label=label, grade=grade, provenance=prov, usage=s.usage,
                        rationale=f"P(relevant) = {p:.3f} from {', '.join(self.columns)}{top}")
 
     def _top_signal(self) -> str:
@@ -270,4 +304,6 @@ class LearnedJudge(BatchJudge):
             "budget": str(self.budget),
             "cap": self._cap,
             "batches": self._batches,
+            "topic_stats": {"calls": self._topic_calls.calls, "cache_hits": self._topic_calls.cache_hits,
+                            "prompt_tokens": self._topic_calls.prompt_tokens} if self.per_topic else None,
         }

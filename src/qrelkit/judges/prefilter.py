@@ -149,7 +149,7 @@ class Prefilter(ChainJudge):
     async def _check(self, inp: JudgeInput, client: Any, meter: Meter) -> tuple[bool, dict]:
         """(keep?, provenance entry)."""
         if self.learned is not None:
-            p = await self.learned.probability((inp.case.qid, inp.case.docid))
+            p = await self.learned.probability((inp.case.qid, inp.case.docid), meter)
             info = {"by": "learned", "score": p, "threshold": self.threshold, "keep": self.keep,
                     "calibration": self.calibration}
             return p is None or p >= self.threshold, info

@@ -157,7 +157,7 @@ def resumed_spec(store: Any, spec: JudgeSpec, model: str) -> JudgeSpec:
     if store.judged_pairs(old, model):
         return before
     runs = store.command_runs("judge")
-    return before if any(r["args"].get("method") == old and r["args"].get("model") == model for r in runs) else spec
+    return before if any(r.args.get("method") == old and r.args.get("model") == model for r in runs) else spec
 
 
 async def arun_judging(
@@ -231,6 +231,8 @@ async def arun_judging(
             time.perf_counter() - t0, calibration, learned,
         )
         store.finish_command(run_id, command_totals(client.usage_dict(), summary), status=status)
+        for j in judge.chain():
+            await j.aclose()
     return summary
 
 

@@ -87,7 +87,9 @@ class Backend(Protocol):
     Optional attributes the Client looks for: ``max_concurrency`` (a backend
     that can run only so many calls at once, e.g. the embedded model: 1) and
     ``cache_extra`` (request settings outside the messages that change
-    answers, e.g. extra server body fields; they join the cache key).
+    answers, e.g. extra server body fields; they join the cache key). Engines
+    look for ``load()``: load the model now, not on the first call (Ray actors
+    call it when they start, so a model that cannot load fails the start).
     """
 
     model_id: str  # canonical, enters the cache key and provenance

@@ -6,6 +6,7 @@
     openai:MODEL@http://host:port/v1        one OpenAI-compatible server
     openai:MODEL@URL1,URL2                  several servers of one model, load-balanced
     ...?json=schema|object|prompt&score=echo&logprobs=0&body.FIELD=VALUE
+    vllm:MODEL[?tensor_parallel_size=2&...] a vLLM engine in this process (GPU; qrelkit.llm.vllm_backend)
 
 ``json`` picks how structured output is asked for (``object`` for llama.cpp
 servers), ``score=echo`` enables ``score`` via echoed prompt log-probabilities
@@ -13,7 +14,7 @@ servers), ``score=echo`` enables ``score`` via echoed prompt log-probabilities
 ``body.FIELD=VALUE`` adds a server-specific request field (VALUE parsed as
 JSON when it parses, e.g. ``body.repeat_penalty=1.0`` for llama.cpp).
 
-The canonical model id (``local:<file stem>`` or ``openai:MODEL``) goes into
+The canonical model id (``local:<file stem>``, ``openai:MODEL`` or ``vllm:MODEL``) goes into
 cache keys and provenance; endpoint URLs do not, so several endpoints of one
 model share answers. The API key comes from ``QRELKIT_API_KEY``, else
 ``OPENAI_API_KEY``, else ``EMPTY`` (what local servers expect).
@@ -42,13 +43,15 @@ OPTIONS = {
     "score": Param("none", choice("echo", "none"), "echo: score by echoed prompt log-probabilities (vLLM)"),
     "logprobs": Param("1", choice("0", "1"), "0: the server gives no top log-probabilities"),
 }
-_EXAMPLES = "expected 'local', 'local:/path/model.gguf' or 'openai:MODEL@http://host:port/v1[,URL2...][?json=schema|object|prompt&score=echo]'"
+_EXAMPLES = ("expected 'local', 'local:/path/model.gguf', "
+             "'openai:MODEL@http://host:port/v1[,URL2...][?json=schema|object|prompt&score=echo]' "
+             "or 'vllm:MODEL[?tensor_parallel_size=N&...]'")
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    kind: str  # local | openai
-    model: str  # model name (openai) or GGUF path ('' = packaged default)
+    kind: str  # local | openai | vllm
+    model: str  # model name (openai, vllm: a hub id or a directory) or GGUF path ('' = packaged default)
     urls: tuple[str, ...] = ()
     options: tuple[tuple[str, str], ...] = field(default=())
 
@@ -63,9 +66,11 @@ def _parts(s: str) -> tuple[str, str, Optional[str], str]:
     """A spec's pieces by syntax alone, the one reading both :func:`parse_spec` and
     :func:`canonical_model_id` use: kind, model (name or path), endpoint list text, options text."""
     kind, _, rest = s.partition(":")
-    if kind != "openai":
+    if kind not in ("openai", "vllm"):
         return kind, rest, None, ""
     rest, _, query = rest.partition("?")
+    if kind == "vllm":
+        return kind, rest, None, query
     model, *urls = _URL_SPLIT.split(rest, maxsplit=1)
     return kind, model, (urls[0] if urls else None), query
 
@@ -81,6 +86,8 @@ def parse_spec(spec: str) -> ModelSpec:
         return _local(spec, model)
     if kind == "openai":
         return _openai(spec, model, urls, query)
+    if kind == "vllm":
+        return _vllm(spec, model, query)
     raise UsageError(f"unknown model spec {spec!r} (kind {kind!r}); {_EXAMPLES}")
 
 
@@ -92,6 +99,23 @@ def _local(spec: str, path: str) -> ModelSpec:
     if not os.path.isfile(path):
         raise UsageError(f"model spec {spec!r}: no such file {path}")
     return ModelSpec("local", path)
+
+
+def _options(spec: str, query: str) -> list[tuple[str, str]]:
+    try:
+        return parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise UsageError(f"model spec {spec!r}: bad options {query!r}") from None
+
+
+def _vllm(spec: str, model: str, query: str) -> ModelSpec:
+    from qrelkit.llm.vllm_backend import OPTIONS as VLLM_OPTIONS
+
+    if not model:
+        raise UsageError(f"model spec {spec!r}: missing model name after 'vllm:'")
+    opts = _options(spec, query)
+    bind(VLLM_OPTIONS, tuple(opts), f"model spec {spec!r}")
+    return ModelSpec("vllm", model, (), tuple(opts))
 
 
 def _openai(spec: str, model: str, urls_text: Optional[str], query: str) -> ModelSpec:
@@ -110,10 +134,7 @@ def _openai(spec: str, model: str, urls_text: Optional[str], query: str) -> Mode
             if sp.scheme not in ("http", "https") or not sp.netloc:
                 raise UsageError(f"model spec {spec!r}: {u!r} is not an http(s) URL")
         urls = tuple(u.rstrip("/") for u in raw)
-    try:
-        opts = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
-    except ValueError:
-        raise UsageError(f"model spec {spec!r}: bad options {query!r}") from None
+    opts = _options(spec, query)
     bind(OPTIONS, tuple((k, v) for k, v in opts if not k.startswith("body.") or len(k) == 5), f"model spec {spec!r}")
     return ModelSpec("openai", model, urls, tuple(opts))
 
@@ -127,9 +148,9 @@ def _default_local_id() -> str:
 def canonical_model_id(spec: str) -> str:
     """The model id a spec's labels are stored under, without loading or contacting anything.
 
-    Accepts a spec (``openai:m@http://...``, ``local``, ``local:/x/m.gguf``) or an
-    id that is already canonical (``openai:m``, ``local:smollm2-135m-instruct-q4_1``),
-    so ``--model`` filters work with either.
+    Accepts a spec (``openai:m@http://...``, ``local``, ``local:/x/m.gguf``, ``vllm:m?dtype=half``)
+    or an id that is already canonical (``openai:m``, ``local:smollm2-135m-instruct-q4_1``,
+    ``vllm:m``), so ``--model`` filters work with either.
     """
     s = (spec or "").strip()
     if s == "local":
@@ -141,6 +162,8 @@ def canonical_model_id(spec: str) -> str:
         if not model:
             raise UsageError(f"model spec {spec!r}: missing model name after 'openai:'")
         return "openai:" + model
+    if kind == "vllm" and model:
+        return "vllm:" + model
     return s
 
 
@@ -154,6 +177,8 @@ def make_backend(spec: str, concurrency: int = 8) -> Any:
         from qrelkit.llm.local import LocalBackend
 
         return LocalBackend(ms.model or None)
+    if ms.kind == "vllm":
+        return _vllm_backend(ms)
     from qrelkit.llm.openai_backend import OpenAIBackend
 
     body: dict[str, Any] = {}
@@ -175,6 +200,15 @@ def make_backend(spec: str, concurrency: int = 8) -> Any:
     )
 
 
+def _vllm_backend(ms: ModelSpec) -> Any:
+    from qrelkit.llm.vllm_backend import OPTIONS as VLLM_OPTIONS
+    from qrelkit.llm.vllm_backend import VLLMBackend
+
+    values = bind(VLLM_OPTIONS, ms.options, f"model spec 'vllm:{ms.model}'")
+    given = {k: values[k] for k, _ in ms.options if k != "batch"}  # the rest stay vLLM's defaults
+    return VLLMBackend(ms.model, given, batch=values["batch"])
+
+
 def make_client(spec: str, store: Any = None, backend: Any = None, **client_opts: Any) -> Any:
     """Build a Client for a model spec string (the CLI's ``--model``); ``backend``: the spec's
     backend already made elsewhere (by an engine, :mod:`qrelkit.engines`)."""
@@ -182,9 +216,10 @@ def make_client(spec: str, store: Any = None, backend: Any = None, **client_opts
 
     if backend is None:
         backend = make_backend(spec, concurrency=int(client_opts.get("concurrency", 8)))
-    if parse_spec(spec).kind == "local":
+    if parse_spec(spec).kind in ("local", "vllm"):
         # An in-process call cannot be cancelled (its thread runs on), so a
         # timeout only turns slow work into errors; on a loaded 2-core machine
-        # one call can take tens of seconds. Wait long by default.
+        # one call can take tens of seconds, and a vLLM engine's first call
+        # loads the weights (minutes) and then answers a whole batch. Wait long by default.
         client_opts.setdefault("timeout", LOCAL_TIMEOUT)
     return Client(backend, store=store, **client_opts)

@@ -11,29 +11,24 @@ flight.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Hashable, Mapping, Optional, Sequence, TypeVar
+
+from qrelkit.types import Usage
 
 Item = TypeVar("Item")
 
 
-@dataclass(frozen=True)
-class UsageDelta:
-    """What the client did during one command (cache hits count as calls, cost nothing)."""
+def paid(result: Any) -> Usage:
+    """What one answered call cost this command: a cache hit is no call (its tokens are kept,
+    its cost is 0). The records of a group carry it once, on the first (the others cost nothing)."""
+    return Usage(calls=int(not result.cached), prompt_tokens=result.prompt_tokens,
+                 completion_tokens=result.completion_tokens, cost_usd=result.cost_usd)
 
-    calls: int = 0
-    cache_hits: int = 0
-    errors: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
 
-    @classmethod
-    def between(cls, before: dict, after: dict) -> "UsageDelta":
-        return cls(**{k: after[k] - before[k] for k in cls.__dataclass_fields__})
-
-    def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__} | {"cost_usd": round(self.cost_usd, 8)}
+def usage_record(u: Usage) -> dict:
+    """What the client did during one command, as summaries and command records write it:
+    the contract's usage keys with ``errors`` after ``cache_hits`` (cache hits count as calls)."""
+    return {"calls": u.calls, "cache_hits": u.cache_hits, "errors": u.errors} | u.as_dict()
 
 
 async def run_groups(

@@ -21,16 +21,17 @@ from typing import Any, Iterable
 from qrelkit.data._open import PathLike, iter_lines, open_write
 from qrelkit.errors import InputError
 from qrelkit.store.rag import Answer, Grade
+from qrelkit.types import Usage
 
 _REQUIRED = ("system", "qid", "answer")
+_USAGE = ("calls", "prompt_tokens", "completion_tokens", "cost_usd")  # an answer's cost (no cache hits)
 
 
 def answer_record(a: Answer) -> dict:
     return {
         "system": a.system, "qid": a.qid, "answer": a.answer, "context": list(a.context),
         "missing": list(a.missing), "model": a.model, "prompt": a.prompt, "k": a.k, "error": a.error,
-        "calls": a.calls, "prompt_tokens": a.prompt_tokens, "completion_tokens": a.completion_tokens,
-        "cost_usd": a.cost_usd,
+        **{key: getattr(a.usage, key) for key in _USAGE},
     }
 
 
@@ -75,8 +76,7 @@ def read_answers(path: PathLike) -> tuple[Answer, ...]:
         out.append(Answer(
             system, qid, str(obj.get("model") or "unknown"), _num(path, lineno, obj, "k", int), str(obj.get("prompt") or ""),
             tuple(str(d) for d in obj.get("context") or ()), answer, tuple(str(d) for d in obj.get("missing") or ()),
-            error, *(_num(path, lineno, obj, key, int) for key in ("calls", "prompt_tokens", "completion_tokens")),
-            _num(path, lineno, obj, "cost_usd", float),
+            error, Usage(**{key: _num(path, lineno, obj, key, float if key == "cost_usd" else int) for key in _USAGE}),
         ))
     if not out:
         raise InputError(path, None, "no answers (the file is empty)")

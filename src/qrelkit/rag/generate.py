@@ -26,9 +26,9 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
-from qrelkit.rag.batch import UsageDelta, run_groups
+from qrelkit.rag.batch import paid, run_groups, usage_record
 from qrelkit.store.rag import Answer
-from qrelkit.types import Doc, Topic
+from qrelkit.types import Doc, Topic, Usage
 
 TEMPLATE = "rag_generate"
 DEFAULT_K = 10
@@ -62,12 +62,12 @@ class GenerationSummary:
     errors: int
     empty: int  # (system, topic) pairs whose run retrieved nothing for the topic
     missing_docs: int  # context documents without text (left out of the prompt)
-    usage: UsageDelta
+    usage: Usage  # this command's client work: the client's totals after minus before
     seconds: float
 
     def as_dict(self) -> dict:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "usage"}
-        return out | self.usage.as_dict()
+        return out | usage_record(self.usage)
 
 
 def contexts(runs: Sequence[Any], qids: Sequence[str], k: int) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -124,7 +124,7 @@ async def agenerate(
 ) -> tuple[tuple[Answer, ...], GenerationSummary]:
     """Answers for every (system, topic) with a non-empty top-k; see the module doc."""
     client.require(CHAT, JSON_SCHEMA)
-    t0, before = time.perf_counter(), client.usage_dict()
+    t0, before = time.perf_counter(), client.usage
     version = prompts.load(TEMPLATE).version
     qids = sorted(topics)
     wanted = contexts(runs, qids, k)
@@ -144,9 +144,9 @@ async def agenerate(
         c = await client.complete(messages, schema=SCHEMA, max_tokens=MAX_TOKENS, version=version)
         text = c.parsed.get("answer") if c.ok else None
         error = c.error if not c.ok else None
-        usage = (int(not c.cached), c.prompt_tokens, c.completion_tokens, c.cost_usd)
+        usage = paid(c)
         return [
-            Answer(s, qid, client.model_id, k, version, ctx, text, missing, error, *(usage if i == 0 else (0,) * 4))
+            Answer(s, qid, client.model_id, k, version, ctx, text, missing, error, usage if i == 0 else Usage())
             for i, s in enumerate(systems)
         ]
 
@@ -158,6 +158,6 @@ async def agenerate(
         answers=sum(a.ok for a in answers), contexts=len(groups), resumed=len(done),
         errors=sum(not a.ok for a in answers), empty=len(runs) * len(qids) - len(wanted),
         missing_docs=len({d for a in answers for d in a.missing}),
-        usage=UsageDelta.between(before, client.usage_dict()), seconds=round(time.perf_counter() - t0, 3),
+        usage=client.usage - before, seconds=round(time.perf_counter() - t0, 3),
     )
     return answers, summary

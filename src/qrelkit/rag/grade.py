@@ -20,9 +20,9 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
-from qrelkit.rag.batch import UsageDelta, run_groups
+from qrelkit.rag.batch import paid, run_groups, usage_record
 from qrelkit.store.rag import Answer, Grade
-from qrelkit.types import Topic
+from qrelkit.types import Topic, Usage
 
 TEMPLATE = "rag_grade"
 ANSWER_TOKENS = 300  # what the grader sees of a (rambling) generated answer
@@ -48,14 +48,14 @@ class GradeSummary:
     error_items: tuple[tuple[str, str, str], ...]  # (system, qid, error)
     no_gold: tuple[str, ...]  # topics skipped: no ground-truth answers (or not in the topics file)
     ungenerated: int  # answers skipped because generation had failed
-    usage: UsageDelta
+    usage: Usage  # this command's client work: the client's totals after minus before
     seconds: float
 
     def as_dict(self) -> dict:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("usage", "error_items")}
         out["no_gold"] = list(self.no_gold)
         out["error_items"] = [{"system": s, "qid": q, "error": e} for s, q, e in self.error_items]
-        return out | self.usage.as_dict()
+        return out | usage_record(self.usage)
 
 
 def grade_messages(topic: Topic, answer: str) -> list:
@@ -87,7 +87,7 @@ async def agrade(
 ) -> tuple[tuple[Grade, ...], GradeSummary]:
     """Grades for every generated answer whose topic has gold answers; see the module doc."""
     client.require(CHAT, JSON_SCHEMA)
-    t0, before = time.perf_counter(), client.usage_dict()
+    t0, before = time.perf_counter(), client.usage
     grader, version = client.model_id, prompts.load(TEMPLATE).version
     no_gold = sorted({a.qid for a in answers if a.qid not in topics or not topics[a.qid].answers})
     items = [a for a in answers if a.ok and a.qid not in no_gold]
@@ -103,10 +103,10 @@ async def agrade(
                                   version=version)
         correct = bool(c.parsed["correct"]) if c.ok else None
         reason = str(c.parsed.get("reason", "")) if c.ok else ""
-        usage = (int(not c.cached), c.prompt_tokens, c.completion_tokens, c.cost_usd)
+        usage = paid(c)
         return [
             Grade(a.system, qid, a.model, grader, version, text, correct, reason, c.error,
-                  *(usage if i == 0 else (0,) * 4))
+                  usage if i == 0 else Usage())
             for i, a in enumerate(group)
         ]
 
@@ -120,6 +120,6 @@ async def agrade(
         errors=len(grades) - len(ok),
         error_items=tuple((g.system, g.qid, g.error or "failed") for g in grades if not g.ok),
         no_gold=tuple(no_gold), ungenerated=sum(not a.ok for a in answers),
-        usage=UsageDelta.between(before, client.usage_dict()), seconds=round(time.perf_counter() - t0, 3),
+        usage=client.usage - before, seconds=round(time.perf_counter() - t0, 3),
     )
     return grades, summary

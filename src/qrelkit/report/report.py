@@ -26,6 +26,7 @@ import numpy as np
 from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.report import plots
 from qrelkit.report.rag import rag_alignment, rag_figure, rag_section
+from qrelkit.store.commands import CommandRun
 from qrelkit.types import Usage
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -562,8 +563,8 @@ def _narrative_costs(narratives: dict) -> tuple[CostRow, ...]:
                        for d, p in provs if p.get("calls"))
 
 
-def _commands(command_runs: Sequence[dict]) -> tuple[CostRow, ...]:
-    return _usage_rows(((r["command"], ""), r.get("totals") or {}) for r in command_runs)
+def _commands(command_runs: Sequence[CommandRun]) -> tuple[CostRow, ...]:
+    return _summed(((r.command, ""), r.usage) for r in command_runs)
 
 
 def _provenance(merged_result: Any, original: dict, judgments: Sequence[Any]) -> tuple[tuple[str, int], ...]:

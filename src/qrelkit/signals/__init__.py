@@ -27,7 +27,7 @@ from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 import numpy as np
 
 from qrelkit import prompts
-from qrelkit.types import Case, Doc, Topic
+from qrelkit.types import Case, Doc, Topic, Usage
 
 Pair = tuple[str, str]
 REGISTRY: dict[str, type["Signal"]] = {}
@@ -82,6 +82,11 @@ class Signal:
         """``(len(pairs), len(FEATURES))`` floats; NaN where a pair's value could not be computed."""
         raise NotImplementedError
 
+    async def measure(self, pairs: Sequence[Pair], ctx: SignalContext) -> tuple[np.ndarray, list[Usage]]:
+        """The values and the LLM calls each pair cost, so a judge can charge them to the case that
+        caused them. Signals that call no model keep this default (no calls)."""
+        return await self.compute(pairs, ctx), [Usage()] * len(pairs)
+
 
 @dataclass(frozen=True)
 class Dropped:
@@ -115,10 +120,16 @@ def build(name: str) -> Signal:
 
 
 async def values(signal: Signal, pairs: Sequence[Pair], ctx: SignalContext) -> np.ndarray:
+    """The signal's values for ``pairs`` (see :func:`metered`)."""
+    return (await metered(signal, pairs, ctx))[0]
+
+
+async def metered(signal: Signal, pairs: Sequence[Pair], ctx: SignalContext) -> tuple[np.ndarray, list[Usage]]:
     """The signal's values for ``pairs``, read from the workspace cache where present, else computed
-    (and then cached). Pairs whose value could not be computed (NaN) are not cached, so a later run
-    tries again."""
+    (and then cached), with what each pair cost (nothing when cached). Pairs whose value could not
+    be computed (NaN) are not cached, so a later run tries again."""
     width = len(signal.FEATURES)
+    usage = [Usage()] * len(pairs)
     out = np.full((len(pairs), width), np.nan)
     version = signal.version(ctx)
     store = ctx.store if signal.CACHED else None
@@ -128,13 +139,16 @@ async def values(signal: Signal, pairs: Sequence[Pair], ctx: SignalContext) -> n
         if p in cached:
             out[i] = [np.nan if v is None else v for v in cached[p]]
     if todo:
-        fresh = np.asarray(await signal.compute([pairs[i] for i in todo], ctx), dtype=float).reshape(len(todo), width)
+        fresh, spent = await signal.measure([pairs[i] for i in todo], ctx)
+        fresh = np.asarray(fresh, dtype=float).reshape(len(todo), width)
         out[todo] = fresh
+        for i, u in zip(todo, spent):
+            usage[i] = u
         if store is not None:
             ok = [(pairs[i], [float(v) for v in row]) for i, row in zip(todo, fresh) if np.isfinite(row).all()]
             if ok:
                 store.put_signal_values(signal.NAME, version, ok)
-    return out
+    return out, usage
 
 
 @dataclass(frozen=True)

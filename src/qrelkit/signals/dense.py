@@ -28,17 +28,24 @@ class Dense(Signal):
     def unavailable(self, ctx: SignalContext) -> Optional[str]:
         try:
             minilm.model_zip()
-        except minilm.ModelMissing as e:
+            return minilm.default_backend().unavailable()
+        except (minilm.ModelMissing, ValueError) as e:
             return str(e)
-        return None
 
     def version(self, ctx: SignalContext) -> str:
-        return f"{minilm.MODEL_ID}|{minilm.DISTRIBUTION}|max_seq_length={minilm.MAX_SEQ_LENGTH}|chars={MAX_CHARS}"
+        """Backends whose values equal numpy's to float rounding share the version (and the cache)."""
+        tag = minilm.default_backend().tag
+        return (f"{minilm.MODEL_ID}|{minilm.DISTRIBUTION}|max_seq_length={minilm.MAX_SEQ_LENGTH}|chars={MAX_CHARS}"
+                + (f"|{tag}" if tag else ""))
 
     async def compute(self, pairs: Sequence[Pair], ctx: SignalContext) -> np.ndarray:
-        model = minilm.load()
-        qids = sorted({q for q, _ in pairs})
-        docids = sorted({d for _, d in pairs})
-        qv = dict(zip(qids, model.encode([ctx.topics[q].text for q in qids])))
-        dv = dict(zip(docids, model.encode([ctx.text(d)[:MAX_CHARS] for d in docids])))
-        return np.array([[float(qv[q] @ dv[d])] for q, d in pairs])
+        return cosines(minilm.load(), pairs, ctx)
+
+
+def cosines(model: minilm.MiniLM, pairs: Sequence[Pair], ctx: SignalContext) -> np.ndarray:
+    """``(len(pairs), 1)`` cosines; each distinct query and document embedded once."""
+    qids = sorted({q for q, _ in pairs})
+    docids = sorted({d for _, d in pairs})
+    qv = dict(zip(qids, model.encode([ctx.topics[q].text for q in qids])))
+    dv = dict(zip(docids, model.encode([ctx.text(d)[:MAX_CHARS] for d in docids])))
+    return np.array([[float(qv[q] @ dv[d])] for q, d in pairs])

@@ -19,7 +19,7 @@ import numpy as np
 
 from qrelkit.llm.base import SCORE
 from qrelkit.signals import Pair, Signal, SignalContext, register
-from qrelkit.types import Case
+from qrelkit.types import Case, Usage
 
 
 class _Likelihood(Signal):
@@ -41,20 +41,25 @@ class _Likelihood(Signal):
         raise NotImplementedError
 
     async def compute(self, pairs: Sequence[Pair], ctx: SignalContext) -> np.ndarray:
+        return (await self.measure(pairs, ctx))[0]
+
+    async def measure(self, pairs: Sequence[Pair], ctx: SignalContext) -> tuple[np.ndarray, list[Usage]]:
+        """One metered scoring pass per pair: the calls (and cache hits) each pair cost."""
         from qrelkit.judges.base import JudgeInput, Meter, Task
         from qrelkit.judges.likelihood import Scorer
 
         scorer = Scorer(ctx.doc_tokens)
-        meter = Meter()
         task = Task()
 
-        async def one(p: Pair) -> float:
+        async def one(p: Pair) -> tuple[float, Usage]:
+            meter = Meter()
             inp = JudgeInput(Case(*p), ctx.topics[p[0]], ctx.docs(p[1]), task)
             s, _ = await scorer.score(inp, ctx.client, meter)
             v = self.pick(s)
-            return np.nan if v is None else v
+            return (np.nan if v is None else v), meter.usage
 
-        return np.array(await asyncio.gather(*(one(p) for p in pairs)), dtype=float).reshape(len(pairs), 1)
+        done = await asyncio.gather(*(one(p) for p in pairs))
+        return np.array([v for v, _ in done], dtype=float).reshape(len(pairs), 1), [u for _, u in done]
 
 
 @register

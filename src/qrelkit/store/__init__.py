@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from qrelkit.store.annotators import Annotator, AnnotatorStore, SessionRow
 from qrelkit.store.collection import CollectionStore, Counts, RunRecord
-from qrelkit.store.commands import CommandStore
+from qrelkit.store.commands import CommandRun, CommandStore
 from qrelkit.store.core import StoreCore
 from qrelkit.store.judgments import JudgmentStore, MethodCount
 from qrelkit.store.llm_calls import LLMCallStore
@@ -61,6 +61,6 @@ class Store(
 
 __all__ = [
     "DB_NAME", "MIGRATIONS", "SCHEMA_VERSION", "Annotator", "AttentionItem", "AttentionVote", "Candidate",
-    "CaseVote", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount", "PeopleWaiting",
-    "RunRecord", "SessionRow", "Store", "Task", "TaskTotals", "VoteRecord", "wants_people",
+    "CaseVote", "CommandRun", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount",
+    "PeopleWaiting", "RunRecord", "SessionRow", "Store", "Task", "TaskTotals", "VoteRecord", "wants_people",
 ]

@@ -16,11 +16,38 @@ from __future__ import annotations
 import json
 import os
 import socket
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
 
 from qrelkit.store.core import now
+from qrelkit.types import Usage
 
 INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """One run of a command: what it was asked (``args``), when, how it ended (``running``,
+    ``done``, ``failed``, ``interrupted``) and its ``totals`` record as the command wrote it —
+    the usage keys plus the command's own counts (a judge's escalations, a recovered spend's
+    ``recovered_from_cache``, a running one's ``process``); :attr:`usage` reads the former."""
+
+    id: int
+    command: str
+    args: Mapping[str, Any] = field(hash=False)
+    started_at: float
+    finished_at: Optional[float]
+    status: str
+    totals: Mapping[str, Any] = field(hash=False)
+
+    @property
+    def usage(self) -> Usage:
+        return Usage.from_dict(self.totals)
+
+    @property
+    def process(self) -> Optional[dict]:
+        """Host and pid of the process running it (``running`` records only)."""
+        return self.totals.get("process")
 
 
 def this_process() -> dict:
@@ -79,13 +106,13 @@ class CommandStore:
         runs = self.command_runs()
         settled = 0
         for i, run in enumerate(runs):
-            if run["status"] != "running" or process_alive(run["totals"].get("process"), run["started_at"]):
+            if run.status != "running" or process_alive(run.process, run.started_at):
                 continue
-            end = runs[i + 1]["started_at"] if i + 1 < len(runs) else None
-            totals = {**self.calls_between(run["started_at"], end), "recovered_from_cache": True}
+            end = runs[i + 1].started_at if i + 1 < len(runs) else None
+            totals = {**self.calls_between(run.started_at, end), "recovered_from_cache": True}
             settled += self.execute(
                 "UPDATE command_runs SET status=?, totals=? WHERE id=? AND status='running'",
-                (INTERRUPTED, json.dumps(totals, sort_keys=True), run["id"]),
+                (INTERRUPTED, json.dumps(totals, sort_keys=True), run.id),
             )
         return settled
 
@@ -95,7 +122,7 @@ class CommandStore:
             (now(), status, json.dumps(totals, sort_keys=True, default=str), run_id),
         )
 
-    def command_runs(self, command: Optional[str] = None) -> list[dict]:
+    def command_runs(self, command: Optional[str] = None) -> list[CommandRun]:
         sql = "SELECT id, command, args, started_at, finished_at, status, totals FROM command_runs"
         params: tuple = ()
         if command:
@@ -103,9 +130,6 @@ class CommandStore:
             params = (command,)
         sql += " ORDER BY id"
         return [
-            {
-                "id": i, "command": c, "args": json.loads(a), "started_at": s, "finished_at": f,
-                "status": st, "totals": json.loads(t),
-            }
+            CommandRun(i, c, json.loads(a), s, f, st, json.loads(t) or {})
             for i, c, a, s, f, st, t in self.query(sql, params)
         ]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from qrelkit.store.core import now
+from qrelkit.types import Usage
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,7 @@ class Answer:
     answer: Optional[str]
     missing: tuple[str, ...] = ()
     error: Optional[str] = None
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
+    usage: Usage = Usage()  # what generating it cost (a context shared by several systems: the first)
 
     @property
     def ok(self) -> bool:
@@ -60,73 +58,72 @@ class Grade:
     correct: Optional[bool]
     reason: str = ""
     error: Optional[str] = None
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
+    usage: Usage = Usage()  # what grading it cost (an answer shared by several systems: the first)
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.correct is not None
 
 
-_ACOLS = ("system, qid, model, k, prompt, context, missing, answer, error, calls, prompt_tokens, "
-          "completion_tokens, cost_usd")
-_GCOLS = ("system, qid, generator, grader, prompt, answer, correct, reason, error, calls, prompt_tokens, "
-          "completion_tokens, cost_usd")
+_USAGE_COLS = "calls, prompt_tokens, completion_tokens, cost_usd"
+_ACOLS = f"system, qid, model, k, prompt, context, missing, answer, error, {_USAGE_COLS}"
+_GCOLS = f"system, qid, generator, grader, prompt, answer, correct, reason, error, {_USAGE_COLS}"
+
+
+def _usage_columns(u: Usage) -> tuple:
+    """A record's Usage as the four stored columns (cache hits are not stored: they cost nothing)."""
+    return u.calls, u.prompt_tokens, u.completion_tokens, u.cost_usd
+
+
+def _usage(calls: int, prompt_tokens: int, completion_tokens: int, cost_usd: float) -> Usage:
+    return Usage(calls=calls, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost_usd)
 
 
 class RagStore:
     """Mixin of :class:`qrelkit.store.Store`: typed access to the RAG tables."""
 
     def put_answers(self, answers: Iterable[Answer]) -> int:
-        rows = [
+        return self._insert("rag_answers", _ACOLS, [
             (a.system, a.qid, a.model, a.k, a.prompt, json.dumps(list(a.context)), json.dumps(list(a.missing)),
-             a.answer, a.error, a.calls, a.prompt_tokens, a.completion_tokens, a.cost_usd, now())
+             a.answer, a.error, *_usage_columns(a.usage), now())
             for a in answers
-        ]
-        with self.transaction() as c:  # type: ignore[attr-defined]
-            c.executemany(
-                f"INSERT OR REPLACE INTO rag_answers({_ACOLS}, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
-        return len(rows)
+        ])
 
     def rag_answers(self, model: Optional[str] = None, k: Optional[int] = None,
                     prompt: Optional[str] = None) -> list[Answer]:
-        sql, params = f"SELECT {_ACOLS} FROM rag_answers WHERE 1=1", []
-        for col, val in (("model", model), ("k", k), ("prompt", prompt)):
-            if val is not None:
-                sql += f" AND {col}=?"
-                params.append(val)
-        rows = self.query(sql + " ORDER BY model, system, qid", params)  # type: ignore[attr-defined]
+        rows = self._select("rag_answers", _ACOLS, "model, system, qid", model=model, k=k, prompt=prompt)
         return [
-            Answer(s, q, m, k_, p, tuple(json.loads(ctx)), ans, tuple(json.loads(miss)), err, *usage)
+            Answer(s, q, m, k_, p, tuple(json.loads(ctx)), ans, tuple(json.loads(miss)), err, _usage(*usage))
             for s, q, m, k_, p, ctx, miss, ans, err, *usage in rows
         ]
 
     def put_grades(self, grades: Iterable[Grade]) -> int:
-        rows = [
+        return self._insert("rag_grades", _GCOLS, [
             (g.system, g.qid, g.generator, g.grader, g.prompt, g.answer,
-             None if g.correct is None else int(g.correct), g.reason, g.error, g.calls, g.prompt_tokens,
-             g.completion_tokens, g.cost_usd, now())
+             None if g.correct is None else int(g.correct), g.reason, g.error, *_usage_columns(g.usage), now())
             for g in grades
-        ]
-        with self.transaction() as c:  # type: ignore[attr-defined]
-            c.executemany(
-                f"INSERT OR REPLACE INTO rag_grades({_GCOLS}, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
-        return len(rows)
+        ])
 
     def rag_grades(self, grader: Optional[str] = None, generator: Optional[str] = None) -> list[Grade]:
-        sql, params = f"SELECT {_GCOLS} FROM rag_grades WHERE 1=1", []
-        for col, val in (("grader", grader), ("generator", generator)):
+        rows = self._select("rag_grades", _GCOLS, "generator, grader, system, qid", grader=grader,
+                            generator=generator)
+        return [
+            Grade(s, q, gen, gr, p, ans, None if c is None else bool(c), reason, err, _usage(*usage))
+            for s, q, gen, gr, p, ans, c, reason, err, *usage in rows
+        ]
+
+    def _insert(self, table: str, cols: str, rows: list[tuple]) -> int:
+        """Rows of ``cols`` and then ``created_at``; a row with the same key replaces the old one."""
+        marks = ",".join("?" * (cols.count(",") + 2))
+        with self.transaction() as c:  # type: ignore[attr-defined]
+            c.executemany(f"INSERT OR REPLACE INTO {table}({cols}, created_at) VALUES({marks})", rows)
+        return len(rows)
+
+    def _select(self, table: str, cols: str, order: str, **equal: object) -> list[tuple]:
+        """``cols`` of the rows whose columns equal the given values (None: any value)."""
+        sql, params = f"SELECT {cols} FROM {table} WHERE 1=1", []
+        for col, val in equal.items():
             if val is not None:
                 sql += f" AND {col}=?"
                 params.append(val)
-        rows = self.query(sql + " ORDER BY generator, grader, system, qid", params)  # type: ignore[attr-defined]
-        return [
-            Grade(s, q, gen, gr, p, ans, None if c is None else bool(c), reason, err, *usage)
-            for s, q, gen, gr, p, ans, c, reason, err, *usage in rows
-        ]
+        return self.query(sql + f" ORDER BY {order}", params)  # type: ignore[attr-defined]

@@ -1,0 +1,125 @@
+"""The HTTP half of the tests' OpenAI-compatible model servers, shared by every role they play.
+
+A fake model is two things: what it answers (a module's ``answer(messages) -> (log_line, text)``:
+``judges.fake_openai`` plays debate agents, ``rag.fake_rag_server`` a generator and a grader) and a
+real server speaking the protocol, which is this module, written once. It runs as its own process,
+so the client under test talks real HTTP:
+
+    python tests/fakeserver.py judges.fake_openai --port N --delay S --log FILE
+
+Every request appends the answering module's log line to FILE, so a test can count how often the
+same call reached the server. :func:`serve` starts one from a test and stops it afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+from fastapi import FastAPI, Request
+
+HERE = Path(__file__).resolve().parent
+PROMPT_TOKENS, COMPLETION_TOKENS = 100, 20  # what every reply says it cost
+
+Answer = Callable[[list[dict]], tuple[str, str]]
+
+
+def completion(model: str, text: str) -> dict:
+    """The body of a chat completion whose one choice says ``text``."""
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
+                  "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS},
+    }
+
+
+def create_app(answer: Answer, delay: float, log: str) -> FastAPI:
+    app = FastAPI()
+
+    @app.get("/v1/models")
+    async def models() -> dict:
+        return {"object": "list", "data": [{"id": "fake", "object": "model"}]}
+
+    @app.post("/v1/chat/completions")
+    async def chat(req: Request) -> dict:
+        body = await req.json()
+        line, text = answer(body["messages"])
+        with open(log, "a") as f:
+            f.write(line + "\n")
+        await asyncio.sleep(delay)
+        return completion(body.get("model", "fake"), text)
+
+    return app
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serve(replies: str, log: Path, delay: float = 0.0) -> Iterator[str]:
+    """A server answering with module ``replies`` (e.g. ``"rag.fake_rag_server"``), logging to
+    ``log``; yields its base URL (``http://127.0.0.1:PORT/v1``) once it answers, stops it after."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "fakeserver.py"), replies, "--port", str(port), "--delay", str(delay),
+         "--log", str(log)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        _wait_ready(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _wait_ready(url: str, proc: subprocess.Popen, seconds: float = 30.0) -> None:
+    deadline = time.time() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(url + "/models", timeout=1).read()
+            return
+        except OSError:
+            if time.time() > deadline or proc.poll() is not None:
+                import pytest
+
+                proc.kill()
+                pytest.fail(f"fake server did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+            time.sleep(0.1)
+
+
+def main() -> None:
+    import uvicorn
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("replies", help="module whose answer(messages) plays the model, e.g. judges.fake_openai")
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument("--log", required=True)
+    a = ap.parse_args()
+    answer = importlib.import_module(a.replies).answer
+    uvicorn.run(create_app(answer, a.delay, a.log), host="127.0.0.1", port=a.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
