@@ -31,7 +31,7 @@ PREFILTER = "prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.9)"
         (JudgingJob(model=SERVED, command="fill", prefilter="prefilter(keep=0.9)"), f"{PREFILTER}+{DEBATE}"),
         (JudgingJob(model=SERVED, prefilter="prefilter(keep=0.9)", adjudicator="llm"), f"{PREFILTER}+{DEBATE_LLM}"),
         (JudgingJob(method="zero-shot", model=SERVED, adjudicator="llm"), "zero-shot(doc_tokens=400,narrative=none)"),
-        (JudgingJob(model=SERVED, command="build"), "narrative(doc_tokens=400,docs=6,example_tokens=120,icl=0,"
+        (JudgingJob(model=SERVED, command="build"), "narrative(doc_tokens=400,docs=all,example_tokens=120,icl=0,"
                                                 "instructor=same,seed=0,select=random,variant=all)"),
         (JudgingJob(method="debate", model=SERVED, prefilter=""), DEBATE),
     ],

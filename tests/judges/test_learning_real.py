@@ -74,7 +74,11 @@ def test_learning_method_on_the_embedded_model(workspace, method):
         (row,) = ws.narratives().values()  # induced once for the topic, by the first narrative method
         assert row["narrative"].strip() and row["model"] == s.model and not row["edited"]
         prov = row["provenance"]
-        assert prov["docs"] and prov["template"].startswith("narrative_instructor.v1+") and prov["calls"] == 1
+        assert prov["docs"] and prov["template"].startswith("narrative_instructor.v1+")
+        # every judged document, in batches that fit the embedded model's budget, then merged
+        assert prov["reading"]["budget_tokens"] == 1400
+        assert sorted(d for b in prov["batches"] for d in b["docids"]) == sorted(d["docid"] for d in prov["docs"])
+        assert prov["calls"] == len(prov["batches"]) + len(prov.get("merges", []))
         # learnt from people's labels only, never from the pairs it judges
         assert not {d["docid"] for d in prov["docs"]} & {j.docid for j in js}
     # a second run redoes only the errors (which are retried) and induces nothing again

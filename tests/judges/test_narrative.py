@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from qrelkit.cli import app
 from qrelkit.errors import UsageError
 from qrelkit.judges import canonical
-from qrelkit.judges.narrative import parse_edit, read_reply, save_edit
+from qrelkit.judges.narrative import read_reply
+from qrelkit.judges.narrative_edits import parse_edit, save_edit
 from qrelkit.judges.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
 from qrelkit.store import Store
@@ -170,13 +171,17 @@ def test_narrative_guided_debate(ws):
     assert len(agents) == 12 and all("NARRATIVE-" in m[-1].content for m in agents)
     prov = json.loads(ws.judgments(method=s.method)[0].provenance)
     assert prov["narrative"]["source"] == "induced" and "narrative_guide" in prov["templates"]
-    # plain debate sees no narrative; the narrative method reuses the debate's narratives
+    # plain debate sees no narrative; the sampled reading (docs=6, as debate reads) reuses the
+    # debate's narratives, while the default (docs=all) reads every judged document anew
     plain = make_client(fn, store=ws)
     run_judging(ws, "debate", plain)
     assert not any("NARRATIVE-" in m[-1].content for m, _ in plain.backend.requests)
     nar = make_client(fn, store=ws)
-    run_judging(ws, "narrative", nar)
+    run_judging(ws, "narrative(docs=6)", nar)
     assert instructor_calls(nar) == []
+    every = make_client(fn, store=ws)
+    run_judging(ws, "narrative(docs=all)", every)
+    assert len(instructor_calls(every)) == 2
 
 
 # ---- the command line ----------------------------------------------------------------------------

@@ -151,6 +151,31 @@ NEW_ZERO_SHOT = [
 ]
 
 
+# Issue 16 made `narrative` read every judged document (docs=all); `docs=6` is the old reading
+# and keeps its id (a bare `narrative` resumes it, as above); `budget` shows only when given.
+NEW_NARRATIVE = [
+    ("narrative",
+     "narrative(doc_tokens=400,docs=all,example_tokens=120,icl=0,instructor=same,seed=0,select=random,variant=all)"),
+    ("narrative(docs=all,budget=auto)",
+     "narrative(doc_tokens=400,docs=all,example_tokens=120,icl=0,instructor=same,seed=0,select=random,variant=all)"),
+    ("narrative(budget=3000,variant=relevant)",
+     "narrative(budget=3000,doc_tokens=400,docs=all,example_tokens=120,icl=0,instructor=same,seed=0,select=random,"
+     "variant=relevant)"),
+    ("narrative(docs=6)",
+     "narrative(doc_tokens=400,docs=6,example_tokens=120,icl=0,instructor=same,seed=0,select=random,variant=all)"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NEW_NARRATIVE)
+def test_the_new_narrative_default_has_an_id_of_its_own(text, expected):
+    assert canonical(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), NEW_NARRATIVE)
+def test_the_new_narrative_id_reads_back_as_itself(text, expected):
+    assert canonical(expected) == expected
+
+
 @pytest.mark.parametrize(("text", "expected"), NEW_ZERO_SHOT)
 def test_the_new_zero_shot_default_has_an_id_of_its_own(text, expected):
     assert canonical(text) == expected
@@ -282,6 +307,9 @@ def test_no_method_means_auto(method):
         ("debate()()", "cannot read"),
         ("prefilter", "needs a judge after it"),
         ("debate+zero-shot", "only a prefilter"),
+        ("narrative(docs=0)", "out of range"),
+        ("narrative(docs=some)", "expected all or an integer"),
+        ("narrative(budget=100)", "below 512"),
     ],
 )
 def test_a_bad_spec_says_what_is_wrong(bad, message):

@@ -83,7 +83,7 @@ def edit(
     import click
 
     from qrelkit.errors import UsageError
-    from qrelkit.judges.narrative import edit_text, parse_edit, save_edit
+    from qrelkit.judges.narrative_edits import edit_text, parse_edit, save_edit
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
@@ -132,8 +132,11 @@ def generate(
     variant: str = typer.Option("all", "--variant", help="all | relevant | nonrelevant judged documents."),
     task: str = typer.Option("auto", "--task", help="auto|answer|graded: how people's labels are read."),
     threshold: int = typer.Option(2, "--threshold", min=1, max=3, help="Binary threshold on grades."),
-    docs: int = typer.Option(6, "--docs", min=1, max=20, help="Judged documents the instructor reads."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Sampling of those documents."),
+    docs: str = typer.Option("all", "--docs", help="all: every judged document (in batches that fit --budget); "
+                             "N (1-20): a seeded sample of N, as before."),
+    budget: str = typer.Option("auto", "--budget", help="With --docs all: tokens of one instructor prompt "
+                               "(auto: 1400 for the embedded model, 6000 for others)."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Order (all) or sampling (N) of those documents."),
     force: bool = typer.Option(
         False, "--force", help="Regenerate every chosen topic, edited narratives too."
     ),
@@ -141,7 +144,7 @@ def generate(
 ) -> None:
     """Induce narratives from people's labels now (judges do this on demand)."""
     from qrelkit.errors import UsageError
-    from qrelkit.judges.narrative import VARIANTS, induce_narratives
+    from qrelkit.judges.narrative import VARIANTS, Reading, budget_value, docs_count, induce_narratives
     from qrelkit.judges.runner import resolve_task
     from qrelkit.llm import make_client
     from qrelkit.store import Store
@@ -149,6 +152,10 @@ def generate(
     ws = require_workspace(workspace)
     if variant not in VARIANTS:
         raise UsageError(f"--variant {variant!r}: choose from {', '.join(VARIANTS)}")
+    try:
+        reading = Reading(docs_count(docs), seed=seed, budget=budget_value(budget))
+    except ValueError as e:
+        raise UsageError(f"--docs {docs} --budget {budget}: {e}") from None
     with Store.open(ws) as store:
         tsk = resolve_task(store, task, threshold)
         client = make_client(model, store=store)
@@ -156,7 +163,7 @@ def generate(
         async def go():
             try:
                 return await induce_narratives(
-                    store, client, tsk, qids or None, variant, force=force, docs=docs, seed=seed
+                    store, client, tsk, qids or None, variant, force=force, reading=reading
                 )
             finally:
                 await client.aclose()

@@ -3,16 +3,19 @@
 People's labels on part of a topic's pool say what *they* mean by relevant for
 that topic; a generic scale description does not. Two stages:
 
-1. Once per topic, an *instructor* model reads the topic's human-judged
-   documents — ``variant=all`` (relevant and not, balanced), ``relevant`` or
-   ``nonrelevant``; at most ``docs`` of them, seeded, each truncated to
-   ``example_tokens`` — and writes a relevance narrative (what makes a
-   document relevant or not for this topic) and judging instructions. It is
+1. Once per topic, an *instructor* model reads **all** the topic's human-judged
+   documents of the variant — ``variant=all`` (relevant and not), ``relevant`` or
+   ``nonrelevant`` — in batches that fit its prompt ``budget`` when they do not fit
+   one prompt, a partial narrative per batch merged by one more call (how, and the
+   provenance it leaves: :mod:`qrelkit.judges.instructor`), and writes a relevance
+   narrative (what makes a document relevant or not for this topic) and judging
+   instructions. It is
    stored in the workspace's narratives table, where ``qrelkit narratives``
    shows it and a person may edit it, and reused by every later call: an
    edited narrative is never replaced by a judge (only by ``qrelkit narratives
-   generate --force``); an unedited one is replaced only when a run asks for
-   another variant or instructor. ``instructor=openai:BIG@URL`` lets a larger
+   generate --force``); an unedited one is replaced when a run asks for
+   another variant, instructor or reading, or (``docs=all``) when the topic's
+   judged documents changed. ``instructor=openai:BIG@URL`` lets a larger
    model write narratives for a small assessor (a second client on the same
    store, so its calls are cached too); by default the assessor writes them.
    The generation cost goes into the narrative's provenance and, for the run
@@ -20,6 +23,23 @@ that topic; a generic scale description does not. Two stages:
 2. The assessor judges each case zero-shot with the narrative and the
    instructions in the prompt; ``icl=k`` (RICL) adds ``k`` of the topic's
    judged documents as examples, chosen as by :mod:`qrelkit.judges.icl`.
+
+Stored ids keep their meaning. ``docs=all`` is the default since issue 16; before, the
+instructor read a seeded sample of ``docs=6`` documents of ``example_tokens=120`` tokens, in
+one call, and every id stored then says ``docs=6`` — which still means exactly that (the same
+prompt, so the same cache key). Like every changed default (``Param.legacy``,
+:meth:`qrelkit.judges.spec.JudgeSpec.as_before`), a bare ``narrative`` in a workspace that
+holds judgments under the old id resumes them with no model call; ``narrative(docs=all)``
+written out judges anew. ``budget`` is left out of ids at its default (``auto``).
+
+The default variant is ``all``. The RCL paper (Otero & Parapar, arXiv 2602.08457) has the
+instructor analyse "sets of judged query-document pairs" of the topic (abstract; §2.3, as
+issue 16 summarises it) — relevant and non-relevant judgments alike — and the only
+relevant-only condition it reports is for the ICL baseline ("ICL Relevant"), not for RCL. The
+copy of the paper the search tool holds gives its abstract and opening only; in that text no
+comparison of narrative variants (relevant-only or non-relevant-only instructor input) is
+reported, so ``all`` stays the default as the paper's own RCL setting; ``relevant`` and
+``nonrelevant`` are there to measure (``benchmarks/hybrid_paper.py`` with another spec).
 
 A topic without human-judged documents (of the variant) falls back to its own
 narrative or description, when it has one (``source: topic``, not stored);
@@ -31,13 +51,15 @@ The same narratives guide ``debate(narrative=true)``: both debaters see them.
 
 Provenance keys: ``templates``, ``truncation``, ``reply`` (as zero-shot),
 ``narrative`` = ``{"source": "induced"|"edited"|"topic", "variant", "model",
-"digest", "docs", "clipped"}`` and, with ``icl``, ``examples`` (see icl). A
+"digest", "docs", "clipped"}`` (and ``batches``, for a narrative read with ``docs=all``) and, with ``icl``, ``examples`` (see icl). A
 prompt shows at most 800 characters of narrative and 400 of instructions
 (``clipped`` says when a narrative was longer).
 Stored narrative provenance: ``{"template", "instructor", "variant", "seed",
 "truncated", "docs": [{"docid", "grade", "label", "source"}], "calls",
 "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd"}`` (and
-``edits`` once a person edited it). The instructor answers in plain text
+``edits`` once a person edited it; ``docs=all`` adds ``reading``, ``cut``, ``batches``,
+``merges``: see :mod:`qrelkit.judges.instructor`). Totals are over every call (batches
+and merges). The instructor answers in plain text
 (``Narrative: ...`` / ``Instructions: ...``), so it needs no JSON mode.
 """
 
@@ -45,8 +67,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import random
-import re
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
@@ -62,39 +82,37 @@ from qrelkit.judges.base import (
     error_verdict,
     template_versions,
 )
-from qrelkit.judges.icl import RANDOM, RELEVANT_ONLY, ExamplePool, describe
+from qrelkit.judges.icl import RANDOM, RELEVANT_ONLY, ExamplePool
+from qrelkit.judges.instructor import (  # noqa: F401  (re-exported: stage 1 lives there)
+    ALL,
+    AUTO,
+    DEFAULT_EXAMPLE_TOKENS,
+    EVERY,
+    LEGACY_DOCS,
+    MAX_TOKENS,
+    NO_DOCS,
+    NONRELEVANT,
+    RELEVANT,
+    VARIANTS,
+    Induced,
+    Reading,
+    budget_value,
+    docs_count,
+    every_document,
+    induce,
+    read_reply,
+    shown_documents,
+)
 from qrelkit.judges.labels import Learned, LearningContext, human_labels
 from qrelkit.judges.output import JSON, OUTPUTS
 from qrelkit.judges.zeroshot import judge_with
-from qrelkit.llm.base import CHAT, JSON_SCHEMA, Usage
-from qrelkit.types import Case
+from qrelkit.llm.base import CHAT, JSON_SCHEMA
 
-ALL, RELEVANT, NONRELEVANT = "all", "relevant", "nonrelevant"
-VARIANTS = (ALL, RELEVANT, NONRELEVANT)
 SAME = "same"
-NO_DOCS = "no human-judged documents"
-DEFAULT_DOCS = 6
-DEFAULT_EXAMPLE_TOKENS = 120
-# A narrative is prose: the instructor answers in plain text ("Narrative: ...",
-# "Instructions: ..."), read leniently, so no model fails on JSON escaping; a
-# reply cut at MAX_TOKENS is kept and marked ``truncated`` in provenance.
-MAX_TOKENS = 300
+DEFAULT_DOCS = LEGACY_DOCS  # the reading debate(narrative=true) keeps; `narrative` reads all (docs=all)
 # What of a narrative enters an assessor's prompt (~200 + 100 tokens): a long edit or a
 # rambling instructor must not push the document and the answer out of a 2048-token context.
 GUIDE_CHARS, INSTRUCTION_CHARS = 800, 400
-_REPLY = re.compile(
-    r"^\s*(?:[*#\s]*narrative[*\s]*:\**)?\s*(?P<narrative>.*?)"
-    r"(?:\n[*#\s]*(?:judging\s+)?instructions[*\s]*:\**\s*(?P<instructions>.*))?\s*$",
-    re.I | re.S,
-)
-
-
-def read_reply(text: str) -> tuple[str, str]:
-    """(narrative, instructions) from the instructor's plain-text reply."""
-    m = _REPLY.match(text or "")
-    if not m:  # pragma: no cover - the pattern matches any text
-        return (text or "").strip(), ""
-    return (m["narrative"] or "").strip(), (m["instructions"] or "").strip()
 
 
 @dataclass(frozen=True)
@@ -135,6 +153,7 @@ class Guide:
     variant: str
     model: str
     docs: int = 0
+    batches: int = 0  # docs=all: the instructor's batches (0: a narrative read the pre-issue-16 way)
 
     @property
     def digest(self) -> str:
@@ -164,6 +183,7 @@ class Guide:
             "digest": self.digest,
             "docs": self.docs,
             "clipped": self.clipped,
+            **({"batches": self.batches} if self.batches else {}),
         }
 
 
@@ -177,6 +197,7 @@ def from_stored(qid: str, row: dict) -> Guide:
         row.get("variant", ALL),
         row.get("model", ""),
         len(prov.get("docs") or ()),
+        len(prov.get("batches") or ()),
     )
 
 
@@ -186,100 +207,6 @@ def fallback(topic: Any) -> Optional[Guide]:
     return Guide(topic.qid, text, "", "topic", "topic", "", 0) if text else None
 
 
-def shown_documents(labels: Sequence[Any], variant: str, n: int, seed: int, qid: str) -> list[Any]:
-    """Which judged documents the instructor reads: seeded, balanced for ``all``."""
-    ordered = sorted(labels, key=lambda h: h.docid)
-    rng = random.Random(f"{seed}|{qid}")
-    pos = [h for h in ordered if h.label]
-    neg = [h for h in ordered if not h.label]
-    rng.shuffle(pos)
-    rng.shuffle(neg)
-    if variant == RELEVANT:
-        return pos[:n]
-    if variant == NONRELEVANT:
-        return neg[:n]
-    k_pos = min(len(pos), max(n // 2 + n % 2, n - len(neg)))
-    chosen = pos[:k_pos] + neg[: n - k_pos]
-    rng.shuffle(chosen)  # interleave, so the instructor does not read all positives first
-    return chosen
-
-
-@dataclass(frozen=True)
-class Induced:
-    """One instructor call's outcome for one topic."""
-
-    qid: str
-    guide: Optional[Guide]
-    error: Optional[str] = None
-    usage: Usage = Usage()
-
-
-async def induce(
-    ctx: Any,
-    qid: str,
-    client: Any,
-    variant: str = ALL,
-    docs: int = DEFAULT_DOCS,
-    example_tokens: int = DEFAULT_EXAMPLE_TOKENS,
-    seed: int = 0,
-) -> Induced:
-    """Stage 1 for one topic: ask the instructor and store the narrative (nothing is stored on failure)."""
-    topic = ctx.topics[qid]
-    labels = [h for h in ctx.for_topic(qid) if ctx.doc(h.docid) is not None]
-    chosen = shown_documents(labels, variant, docs, seed, qid)
-    if not chosen:
-        return Induced(qid, None, NO_DOCS)
-    t = prompts.load("narrative_instructor")
-    task: Task = ctx.task
-    items = []
-    for n, h in enumerate(chosen, start=1):
-        d = ctx.doc(h.docid)
-        shown, _ = prompts.truncate(prompts.doc_text(d.text, d.title), example_tokens)
-        items.append(
-            t.render(
-                "item",
-                n=n,
-                decision=describe(task, h.grade, h.label),
-                document=prompts.delimit(prompts.escape(shown), "EXAMPLE"),
-            )
-        )
-    task_t = task.template()
-    messages = t.messages(
-        criteria=task_t.render("criteria"),
-        query_block=JudgeInput(Case(qid, ""), topic, None, task).query_block(),
-        scope=t.render(f"scope_{variant}"),
-        items="\n\n".join(items),
-    )
-    meter = Meter()
-    c = meter.add(
-        await client.complete(messages, max_tokens=MAX_TOKENS, version=f"{t.version}|{task_t.version}")
-    )
-    usage = meter.usage
-    if not c.ok:
-        return Induced(qid, None, f"instructor call failed: {c.error}", usage)
-    narrative, instructions = read_reply(c.text)
-    if not narrative:
-        return Induced(qid, None, "the instructor wrote an empty narrative", usage)
-    prov = {
-        "template": t.version,
-        "instructor": client.model_id,
-        "variant": variant,
-        "seed": seed,
-        "truncated": bool(c.completion_tokens and c.completion_tokens >= MAX_TOKENS),
-        "docs": [{"docid": h.docid, "grade": h.grade, "label": h.label, "source": h.source} for h in chosen],
-        **usage.as_dict(),
-    }
-    ctx.store.put_narrative(
-        qid, narrative, instructions, variant=variant, model=client.model_id, edited=False, provenance=prov
-    )
-    return Induced(
-        qid,
-        Guide(qid, narrative, instructions, "induced", variant, client.model_id, len(chosen)),
-        None,
-        usage,
-    )
-
-
 class NarrativeBook:
     """The narratives a run judges with: stored ones reused, missing ones induced once."""
 
@@ -287,23 +214,35 @@ class NarrativeBook:
         self,
         variant: str = ALL,
         instructor: ModelRef = ModelRef(SAME),
-        docs: int = DEFAULT_DOCS,
-        example_tokens: int = DEFAULT_EXAMPLE_TOKENS,
-        seed: int = 0,
+        reading: Reading = Reading(),
         any_variant: bool = False,
     ):
-        self.variant, self.instructor = variant, instructor
-        self.docs, self.example_tokens, self.seed = docs, example_tokens, seed
+        self.variant, self.instructor, self.reading = variant, instructor, reading
         self.any_variant = any_variant  # debate: any stored narrative will do
         self.guides: dict[str, Guide] = {}
         self.problems: dict[str, str] = {}
 
-    def reusable(self, row: Optional[dict], model: str) -> bool:
+    def reusable(self, ctx: Any, qid: str, row: Optional[dict], model: str) -> bool:
+        """An edited narrative always; else one of this variant and instructor, read the same
+        way: ``docs=all`` wants the same reading of the same documents (a person's new label
+        makes a new narrative), ``docs=N`` any narrative not read with ``docs=all``."""
         if not row or not str(row.get("narrative", "")).strip():
             return False
         if row.get("edited") or self.any_variant:
             return True
-        return row.get("variant") == self.variant and row.get("model") == model
+        if row.get("variant") != self.variant or row.get("model") != model:
+            return False
+        prov = row.get("provenance") or {}
+        read_all = (prov.get("reading") or {}).get("docs") == EVERY
+        if not self.reading.every:
+            return not read_all
+        if not read_all or prov["reading"] != self.reading.as_prov(model):
+            return False
+        return {d["docid"] for d in prov.get("docs") or ()} == self._docids(ctx, qid)
+
+    def _docids(self, ctx: Any, qid: str) -> set[str]:
+        labels = [h for h in ctx.for_topic(qid) if ctx.doc(h.docid) is not None]
+        return {h.docid for h in every_document(labels, self.variant, self.reading.seed, qid)}
 
     async def ensure(self, ctx: Any, client: Any, force: bool = False) -> Any:
         """Make sure every pending topic has a guide (or a reason why not); returns a Learned."""
@@ -314,45 +253,43 @@ class NarrativeBook:
 
             instructor = make_client(self.instructor.spec, store=ctx.store)
         stored = ctx.store.narratives()
-        todo, reused, fell_back = [], [], []
+        todo, reused = [], []
         for qid in ctx.pending_qids:
             if qid not in ctx.topics:
                 continue  # the runner reports the missing topic on each of its cases
             row = stored.get(qid)
-            if not force and self.reusable(row, instructor.model_id):
+            if not force and self.reusable(ctx, qid, row, instructor.model_id):
                 self.guides[qid] = from_stored(qid, row)
                 reused.append(qid)
             else:
                 todo.append(qid)
         try:
-            results = await asyncio.gather(
-                *(
-                    induce(ctx, q, instructor, self.variant, self.docs, self.example_tokens, self.seed)
-                    for q in todo
-                )
-            )
+            results = await asyncio.gather(*(induce(ctx, q, instructor, self.variant, self.reading) for q in todo))
         finally:
             if separate:
                 await instructor.aclose()
+        return self._learned(ctx, results, reused, instructor.model_id, separate)
+
+    def _learned(self, ctx: Any, results: Sequence[Induced], reused: list, model: str, separate: bool) -> Learned:
         meter = Meter()
-        failed = {}
+        failed, fell_back = {}, []
         for r in results:
             meter.add_usage(r.usage)
-            if r.guide is not None:
-                self.guides[r.qid] = r.guide
+            if r.ok:
+                self.guides[r.qid] = Guide(r.qid, r.narrative, r.instructions, "induced", self.variant, model,
+                                           r.docs, r.batches)
                 continue
             fb = fallback(ctx.topics[r.qid]) if r.error == NO_DOCS else None
             if fb is not None:
                 self.guides[r.qid] = fb
                 fell_back.append(r.qid)
             else:
-                self.problems[r.qid] = self._problem(r)
-                failed[r.qid] = self.problems[r.qid]
+                self.problems[r.qid] = failed[r.qid] = self._problem(r)
         info = {
             "narratives": {
                 "variant": self.variant,
-                "instructor": instructor.model_id,
-                "generated": sorted(r.qid for r in results if r.guide is not None),
+                "instructor": model,
+                "generated": sorted(r.qid for r in results if r.ok),
                 "reused": reused,
                 "fallback": sorted(fell_back),
                 "failed": failed,
@@ -388,22 +325,28 @@ class Narrative(LearningJudge):
         "instructor": Param(ModelRef(SAME), model_ref, "model spec that writes narratives, or same"),
         "icl": Param(0, integer(0, 3), "examples added to each prompt (RICL)"),
         "select": Param(RANDOM, choice(RANDOM, RELEVANT_ONLY), "which examples, with icl"),
-        "seed": Param(0, integer(0), "sampling of the instructor's documents and of examples"),
-        "docs": Param(DEFAULT_DOCS, integer(1, 20), "judged documents the instructor reads"),
+        "seed": Param(0, integer(0), "order of the instructor's documents and sampling of examples"),
+        "docs": Param(EVERY, docs_count, "all: every judged document of the variant, in batches that fit "
+                      "budget; N: a sample of N (the reading before issue 16)", legacy=LEGACY_DOCS),
+        "budget": Param(AUTO, budget_value, "docs=all: tokens of one instructor prompt (auto: 1400 for the "
+                        "embedded model, 6000 for others)", omit_default=True),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
-        "example_tokens": Param(DEFAULT_EXAMPLE_TOKENS, integer(16), "token budget of each shown document"),
+        "example_tokens": Param(DEFAULT_EXAMPLE_TOKENS, integer(16),
+                                "token budget of each example (icl) and, with docs=N, of each document read"),
         "output": Param(JSON, choice(*OUTPUTS), 'json: reason and decision; label: "Relevant"/"Not Relevant"',
                         omit_default=True),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})  # the assessor's; the instructor only needs CHAT
+
     def __init__(self, spec: Any):
         self.spec = str(spec)
         self.doc_tokens: int = spec["doc_tokens"]
         self.k: int = spec["icl"]
         self.output: str = spec["output"]
-        self.book = NarrativeBook(
-            spec["variant"], spec["instructor"], spec["docs"], spec["example_tokens"], spec["seed"]
-        )
+        if spec["docs"] != EVERY and spec["budget"] != AUTO:
+            raise UsageError(f"method spec {self.spec!r}: budget applies to docs=all, not docs={spec['docs']}")
+        reading = Reading(spec["docs"], spec["example_tokens"], spec["seed"], spec["budget"], self.doc_tokens)
+        self.book = NarrativeBook(spec["variant"], spec["instructor"], reading)
         self.pool = (
             ExamplePool(self.k, spec["select"], spec["seed"], spec["example_tokens"]) if self.k else None
         )
@@ -440,74 +383,7 @@ class Narrative(LearningJudge):
         )
 
 
-# ---- people and scripts: edit, regenerate ------------------------------------------------------
-EDIT_HELP = (
-    "# Lines starting with '#' are ignored. Edit the narrative and the instructions below,\n"
-    "# then save and close the editor; an empty narrative cancels the edit.\n"
-)
-
-
-def edit_text(qid: str, query: str, row: Optional[dict]) -> str:
-    """The text a person edits: the current narrative and instructions under two headings."""
-    row = row or {}
-    return (
-        f"# Relevance narrative for topic {qid}: {query}\n{EDIT_HELP}"
-        f"## narrative\n{row.get('narrative', '')}\n\n## instructions\n{row.get('instructions', '')}\n"
-    )
-
-
-def parse_edit(text: str) -> tuple[str, Optional[str]]:
-    """(narrative, instructions or None when the text has no instructions heading)."""
-    lines = [
-        ln
-        for ln in text.splitlines()
-        if not ln.startswith("#") or ln.strip() in ("## narrative", "## instructions")
-    ]
-    parts: dict[str, list[str]] = {}
-    current = None
-    for ln in lines:
-        head = ln.strip()
-        if head in ("## narrative", "## instructions"):
-            current = head[3:]
-            parts[current] = []
-            continue
-        parts.setdefault(current or "narrative", []).append(ln)
-    narrative = "\n".join(parts.get("narrative", [])).strip()
-    instructions = "\n".join(parts["instructions"]).strip() if "instructions" in parts else None
-    return narrative, instructions
-
-
-def save_edit(
-    store: Any, qid: str, narrative: str, instructions: Optional[str] = None, via: str = "editor"
-) -> dict:
-    """Store a person's narrative as edited (so no judge replaces it); returns the stored row.
-
-    The induced narrative's provenance is kept, with the edit appended under ``edits``."""
-    import time
-
-    if qid not in store.topics():
-        raise UsageError(f"no topic {qid!r} in {store.workspace}")
-    narrative = narrative.strip()
-    if not narrative:
-        raise UsageError("the narrative is empty; nothing was saved")
-    row = store.narratives().get(qid) or {}
-    old = Guide(qid, row.get("narrative", ""), row.get("instructions", ""), "", "", "")
-    prov = dict(row.get("provenance") or {})
-    prov["edits"] = list(prov.get("edits") or []) + [
-        {"at": round(time.time(), 3), "via": via, "previous_digest": old.digest if row else None}
-    ]
-    store.put_narrative(
-        qid,
-        narrative,
-        row.get("instructions", "") if instructions is None else instructions.strip(),
-        variant=row.get("variant", "manual"),
-        model=row.get("model", ""),
-        edited=True,
-        provenance=prov,
-    )
-    return store.narratives()[qid]
-
-
+# ---- scripts: regenerate (people edit in qrelkit.judges.narrative_edits) ---------------------------
 async def induce_narratives(
     store: Any,
     client: Any,
@@ -515,9 +391,7 @@ async def induce_narratives(
     qids: Optional[Sequence[str]] = None,
     variant: str = ALL,
     force: bool = False,
-    docs: int = DEFAULT_DOCS,
-    example_tokens: int = DEFAULT_EXAMPLE_TOKENS,
-    seed: int = 0,
+    reading: Reading = Reading(EVERY),
 ) -> dict:
     """Stage 1 for whole topics, outside a judging run (``qrelkit narratives generate``).
 
@@ -533,7 +407,7 @@ async def induce_narratives(
     else:
         chosen = sorted({q for q, _ in labels})
     ctx = LearningContext(store, task, topics, tuple(chosen), tuple(labels[k] for k in sorted(labels)))
-    book = NarrativeBook(variant, ModelRef(SAME), docs, example_tokens, seed)
+    book = NarrativeBook(variant, ModelRef(SAME), reading)
     learned = await book.ensure(ctx, client, force=force)
     out = dict(learned.info["narratives"])
     out["topics"] = chosen
