@@ -209,10 +209,12 @@ def read_records(log: Path) -> list[dict]:
     return sorted(rows, key=lambda r: (r["execution"], ALLOCATIONS.index(r["allocation"]), names.index(r["assessor"])))
 
 
-def keep_others(log: Path, rows) -> None:
-    """Drop from ``log`` the rows this run will write (all rows without ``--assessors``), keep the others:
-    the narrative-free rows and RCL/RICL can be run one after the other into one table."""
-    kept = [r for r in read_records(log) if rows and r["assessor"] not in rows]
+def keep_others(log: Path, rows, executions: range) -> None:
+    """Drop from ``log`` the records this run will write (its ``executions`` x ``rows``, every row
+    without ``--assessors``) and keep the others: the narrative-free rows and RCL/RICL, or more
+    executions (``--first-execution``), can be run one after the other into one table."""
+    kept = [r for r in read_records(log)
+            if r["execution"] not in executions or (rows and r["assessor"] not in rows)]
     log.write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
 
 
@@ -233,7 +235,7 @@ def _worker(a, e: int, allocation: str, log: Path) -> None:
 
 def run_units(a, st: Setup, log: Path, save_now) -> None:
     """Every (execution, allocation) unit, in this process or spread over ``--workers`` processes."""
-    units = [(e, alloc) for e in range(a.repeat) for alloc in ALLOCATIONS]
+    units = [(e, alloc) for e in range(a.first_execution, a.repeat) for alloc in ALLOCATIONS]
     if a.workers <= 1:
         for e, alloc in units:
             judge_allocation(a, st, e, alloc, log, saved=lambda: save_now(False))
@@ -350,7 +352,7 @@ def main(a) -> int:
     out = Path(a.out or tempfile.mkdtemp(prefix="qrelkit-rcl-"))
     out.mkdir(parents=True, exist_ok=True)
     log = out / "records.jsonl"
-    keep_others(log, a.assessors)
+    keep_others(log, a.assessors, range(a.first_execution, a.repeat))
     run_units(a, st, log, lambda plot: save(out, header, read_records(log), t0, plot))
     save(out, header, read_records(log), t0, plot=True)
     final = json.loads((out / "hybrid.json").read_text())

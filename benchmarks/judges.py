@@ -177,6 +177,8 @@ def main(argv=None) -> int:
     ap.add_argument("--assessors", default=None,
                     help='hybrid --repeat: only these rows, comma-separated (e.g. "RCL,RICL"); rows of earlier '
                          "runs into the same --out are kept")
+    ap.add_argument("--first-execution", type=int, default=0,
+                    help="hybrid --repeat: run executions from this one on, keeping earlier ones already in --out")
     ap.add_argument("--workers", type=int, default=1,
                     help="hybrid --repeat: processes, one (execution, allocation) each at a time; with the "
                          "embedded model each uses 1 thread (QRELKIT_LOCAL_THREADS overrides)")
