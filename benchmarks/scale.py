@@ -21,7 +21,8 @@ one run, not figures across runs.
 
 Run: python benchmarks/scale.py [--sizes 1e4,1e5,1e6] [--keep DIR]
      python benchmarks/scale.py --engine ray    (the Ray engine, 1 vs 2 actors: benchmarks/ray_speedup.py)
-The default (10^4 and 10^5 pairs) takes a few minutes; 10^6 takes far longer.
+The default (10^4 and 10^5 pairs) takes a few minutes; 10^6 took 45 minutes on the
+shared 2-core machine (most of it judge, evaluate and report).
 """
 from __future__ import annotations
 
@@ -167,11 +168,13 @@ def run_size(pairs: int, min_corpus: int, seed: int, root: Path) -> dict:
     counts = make_collection(data, pairs, min_corpus, seed)
     ws = root / f"ws-{pairs}"
     results = {}
+    load = [os.getloadavg()[0]]  # the machine is shared: the load goes with the figures
     for name, cmd in stage_commands(data, ws).items():
         results[name] = measure(cmd)
         print(f"  {pairs:>9,} pairs  {name:<8} {results[name][0]:8.2f} s {results[name][1]:7.0f} MB",
               file=sys.stderr, flush=True)
-    return {"counts": counts, "stages": results}
+    load.append(os.getloadavg()[0])
+    return {"counts": counts, "stages": results, "load": load}
 
 
 def print_tables(sizes: list[int], out: dict[int, dict]) -> None:
@@ -191,6 +194,8 @@ def print_tables(sizes: list[int], out: dict[int, dict]) -> None:
         print(f"{stage:<10}" + "".join(f"{m:14.0f}" for m in mb) + f"{mb[-1] / mb[0]:12.2f}")
     print("\ndocuments loaded per second (docs stage): " + ", ".join(
         f"{out[s]['counts']['docs'] / out[s]['stages']['docs'][0]:,.0f}" for s in sizes))
+    print("machine load (1-minute average, before and after each size): " + ", ".join(
+        f"{out[s]['load'][0]:.1f}/{out[s]['load'][1]:.1f}" for s in sizes))
     print("corpus: " + ", ".join(f"{out[s]['counts']['docs']:,} docs / {out[s]['counts']['topics']:,} topics"
                                  for s in sizes))
 

@@ -120,7 +120,7 @@ def build_pool(
     allowed = None if topics is None else _qid_set(topics)
     pairs = as_pairs(qrels)
     best: dict[tuple[str, str], int] = {}
-    contributors: dict[tuple[str, str], set[str]] = {}
+    contributors: dict[tuple[str, str], list[str]] = {}  # lists: a third of a set's memory
     for run in runs:
         for qid, entries in run.by_topic.items():
             if allowed is not None and qid not in allowed:
@@ -129,7 +129,9 @@ def build_pool(
                 key = (qid, entry if isinstance(entry, str) else entry.docid)
                 if key not in best or position < best[key]:
                     best[key] = position
-                contributors.setdefault(key, set()).add(run.name)
+                runs_of = contributors.setdefault(key, [])
+                if not runs_of or runs_of[-1] != run.name:  # a run pools a pair once
+                    runs_of.append(run.name)
     cases = []
     for (qid, docid), rank in best.items():
         top = human_depth is not None and rank <= human_depth

@@ -143,3 +143,27 @@ def test_doc_index_on_trec_dl_passages(dl19, tmp_path):
         for docid, text in wanted.items():
             assert index.get(docid) == Doc(docid, text)
         assert index.get("not-a-passage") is None
+
+
+@pytest.mark.parametrize("raw,expected", [
+    (b'\xef\xbb\xbf{"docid": "d1", "text": "bom on line 1"}\n', [Doc("d1", "bom on line 1")]),
+    (b'\n{"docid": "d1", "text": "x"}\n   \n{"docid": "d2", "text": "y"}\n', [Doc("d1", "x"), Doc("d2", "y")]),
+    (b'{"docid": " d1 ", "text": "spaces around the id are stripped"}\n',
+     [Doc("d1", "spaces around the id are stripped")]),
+    (b'{"docid": "d1", "text": "x", "title": ""}\n', [Doc("d1", "x")]),
+    (b'{"docid": "d1", "id": "other", "text": "docid wins"}\n', [Doc("d1", "docid wins")]),
+    (b'{"docid": "d1", "text": "first", "text": "the last repeat of a key wins"}\n',
+     [Doc("d1", "the last repeat of a key wins")]),
+])
+def test_jsonl_fast_path_reads_what_the_careful_parser_reads(tmp_path, raw, expected):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(raw)
+    assert list(read_docs(path)) == expected
+
+
+def test_jsonl_invalid_utf8_names_its_line(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b'{"docid": "d1", "text": "x"}\n{"docid": "d2", "text": "\xff"}\n')
+    with pytest.raises(InputError) as err:
+        list(read_docs(path))
+    assert str(err.value).startswith(f"{path}:2: not valid UTF-8")

@@ -13,7 +13,7 @@ is written.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional
 
 from qrelkit.errors import UsageError
 from qrelkit.judges.base import ERROR, ESCALATE, AdjudicatingJudge, JudgeInput, Task
@@ -48,13 +48,13 @@ def with_prov(j: Judgment, prov: Provenance) -> Judgment:
 
 
 def answer_from_oracle(
-    store: Any, selected: Sequence[Case], method: str, model: str, oracle: Mapping[Pair, int]
+    store: Any, selection: Any, method: str, model: str, oracle: Mapping[Pair, int]
 ) -> None:
-    """Simulation: note the reference grade on each escalation; the label stays undecided."""
-    keys = {(c.qid, c.docid) for c in selected}
-    for j in store.judgments(method=method, model=model, status=ESCALATE):
+    """Simulation: note the reference grade on each escalation of the selection (a
+    :class:`qrelkit.store.Selection`); the label stays undecided."""
+    for j in selection.judgments(method, model, status=ESCALATE):
         g = oracle.get((j.qid, j.docid))
-        if (j.qid, j.docid) not in keys or g is None:
+        if g is None:
             continue
         if j.prov.oracle != int(g):
             store.put_judgments([with_prov(j, j.prov.with_(oracle=int(g)))])
@@ -75,7 +75,7 @@ def budget_mark(bud: Budget, cap: int, i: int, prov: Provenance, llm: bool) -> d
 
 async def apply_budget(
     store: Any,
-    selected: Sequence[Case],
+    selection: Any,
     bud: Budget,
     adjudicating: Optional[AdjudicatingJudge],
     client: Any,
@@ -83,11 +83,10 @@ async def apply_budget(
     model: str,
     task: Task,
 ) -> None:
-    """Mark each escalation of the selection with the budget's decision; settle the overflow
-    with the LLM adjudicator when the judge has one."""
-    keys = {(c.qid, c.docid) for c in selected}
-    esc = [j for j in store.judgments(method=method, model=model, status=ESCALATE) if (j.qid, j.docid) in keys]
-    cap = bud.cap(len(selected))
+    """Mark each escalation of the selection (a :class:`qrelkit.store.Selection`) with the
+    budget's decision; settle the overflow with the LLM adjudicator when the judge has one."""
+    esc = selection.judgments(method, model, status=ESCALATE)
+    cap = bud.cap(len(selection))
     by_key = {(j.qid, j.docid): j for j in esc}
     ranked = rank([(j.qid, j.docid, dict(j.prov.data)) for j in esc])
     llm = adjudicating is not None and adjudicating.adjudicator == "llm"

@@ -1,11 +1,12 @@
 """The judging pipeline: pending cases -> judge -> judgments, resumably.
 
 Everything done once for all judges lives in the runner's modules or in the
-Client: case selection (:mod:`.selection`), preparation — client check,
+Client: case selection (:mod:`.selection`; a temporary table of the store, paged, so that
+memory does not grow with the pair count), preparation — client check,
 learning from people, calibration (:mod:`.preparation`, :mod:`.labels`) —,
 concurrency (a pool of workers bounded by ``concurrency``, here) or batches
-(:mod:`.batching`), writing each verdict as soon as it is done (a kill loses
-only the cases in flight), resuming (a re-run skips pairs this (method, model)
+(:mod:`.batching`), writing verdicts as they are done in small groups (a kill loses
+the cases in flight and at most the last 0.25 s of verdicts, whose calls are cached), resuming (a re-run skips pairs this (method, model)
 has finished; error verdicts are retried), the escalation budget and the
 oracle (:mod:`.escalation`), and the usage record of the command
 (:mod:`.summary`).
@@ -24,8 +25,9 @@ is every label of a pair still to be judged.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from qrelkit.errors import UsageError
 from qrelkit.judges import JudgeSpec, build, parse_spec
@@ -57,7 +59,7 @@ from qrelkit.judges.labels import (
     sample_labels,
 )
 from qrelkit.judges.preparation import check_client, prepare
-from qrelkit.judges.selection import SHARES, resolve_task, select_cases
+from qrelkit.judges.selection import SHARES, open_selection, resolve_task, select_cases
 from qrelkit.judges.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
 from qrelkit.types import Case, Usage
 
@@ -81,11 +83,12 @@ def _missing(what: str) -> Verdict:
 
 
 def _input_maker(store: Any, task: Task) -> Callable[[Case], JudgeInput | Verdict]:
-    """What a judge gets for a case, or the error verdict when its topic or text is missing."""
-    topics = store.topics()
+    """What a judge gets for a case, or the error verdict when its topic or text is missing.
+    Topics are read as cases come (they come topic by topic, so a small cache hits)."""
+    topic_of = functools.lru_cache(maxsize=256)(store.topic)
 
     def make_input(case: Case) -> JudgeInput | Verdict:
-        topic = topics.get(case.qid)
+        topic = topic_of(case.qid)
         if topic is None:
             return _missing("topic")
         doc = store.doc(case.docid)
@@ -97,7 +100,16 @@ def _input_maker(store: Any, task: Task) -> Callable[[Case], JudgeInput | Verdic
 
 
 class _Recorder:
-    """Writes each verdict as it comes and tells the ``progress`` callback."""
+    """Writes verdicts as they come, in small transactions, and tells the ``progress`` callback.
+
+    One commit per verdict cost more than the rest of the store's work at 10^5 pairs;
+    verdicts are now committed together every ``GROUP`` verdicts or ``GROUP_SECONDS``,
+    whichever comes first, and whatever is left when the run ends or is stopped
+    (:meth:`flush`). A kill loses at most the verdicts of the last fraction of a second,
+    whose calls are already in the call cache: a re-run redoes them without paying."""
+
+    GROUP = 64
+    GROUP_SECONDS = 0.25
 
     def __init__(self, store: Any, client: Any, method: str, model: str, task: Task, total: int,
                  progress: Optional[Callable[[ProgressUpdate], None]]):
@@ -105,6 +117,8 @@ class _Recorder:
         self.total, self.progress = total, progress
         self.usage0 = client.usage
         self.done = self.escalations = self.errors = 0
+        self.buffer: list[Any] = []
+        self.flushed_at = time.monotonic()
 
     def emit(self) -> None:
         if self.progress is not None:
@@ -112,30 +126,35 @@ class _Recorder:
             self.progress(ProgressUpdate(self.done, self.total, usage, self.escalations, self.errors))
 
     def __call__(self, case: Case, v: Verdict) -> None:
-        self.store.put_judgments([v.to_judgment(case, self.method, self.model, self.task)])
+        self.buffer.append(v.to_judgment(case, self.method, self.model, self.task))
+        if len(self.buffer) >= self.GROUP or time.monotonic() - self.flushed_at >= self.GROUP_SECONDS:
+            self.flush()
         self.done += 1
         self.escalations += int(v.escalated)
         self.errors += int(v.status == ERROR)
         self.emit()
 
+    def flush(self) -> None:
+        if self.buffer:
+            self.store.put_judgments(self.buffer)
+            self.buffer = []
+        self.flushed_at = time.monotonic()
 
-async def _judge_each(judge: Judge, pending: Sequence[Case], client: Any, concurrency: int,
+
+async def _judge_each(judge: Judge, cases: Iterable[Case], client: Any, concurrency: int,
                       make_input: Callable[[Case], JudgeInput | Verdict], record: _Recorder) -> None:
-    """Case by case, at most ``concurrency`` in flight; a failure cancels the other workers."""
-    queue: asyncio.Queue = asyncio.Queue()
-    for c in pending:
-        queue.put_nowait(c)
+    """Case by case, at most ``concurrency`` in flight; a failure cancels the other workers.
+
+    The workers share one iterator over ``cases`` (the selection's pages, read as they are
+    needed), so nothing but the cases in flight and one page is held."""
+    it = iter(cases)
 
     async def worker() -> None:
-        while True:
-            try:
-                case = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
+        for case in it:  # next() runs between awaits, so no two workers take one case
             inp = make_input(case)
             record(case, inp if isinstance(inp, Verdict) else await judge(inp, client))
 
-    workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, len(pending))))]
+    workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, record.total)))]
     try:
         await asyncio.gather(*workers)
     except BaseException:
@@ -143,6 +162,11 @@ async def _judge_each(judge: Judge, pending: Sequence[Case], client: Any, concur
             w.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
         raise
+
+
+def _needs_selection(judge: Judge) -> bool:
+    """Does the judge see the whole selection (batches, learning, calibration), or one case at a time?"""
+    return isinstance(judge, BatchJudge) or judge.needs_labels or any(j.learns for j in judge.chain())
 
 
 def resumed_spec(store: Any, spec: JudgeSpec, model: str) -> JudgeSpec:
@@ -154,7 +178,7 @@ def resumed_spec(store: Any, spec: JudgeSpec, model: str) -> JudgeSpec:
     if before == spec:
         return spec
     old = before.canonical
-    if store.judged_pairs(old, model):
+    if store.has_finished(old, model):
         return before
     runs = store.command_runs("judge")
     return before if any(r.args.get("method") == old and r.args.get("model") == model for r in runs) else spec
@@ -186,18 +210,32 @@ async def arun_judging(
     judge = build(spec, defer_adjudication=bud is not None)
     check_client(judge, client)
     check_budget(spec, bud)
-    selected = list(cases) if cases is not None else select_cases(store, share, limit)
-    done_pairs = store.judged_pairs(method, model)
-    pending = [c for c in selected if (c.qid, c.docid) not in done_pairs]
-    run_id = store.start_command(
-        "judge",
-        {
-            "method": method, "model": model, "task": tsk.name, "threshold": threshold, "share": share,
-            "limit": limit, "concurrency": concurrency, "budget": str(bud) if bud else None,
-            "oracle": len(oracle) if oracle is not None else None,
-        },
-    )
-    record = _Recorder(store, client, method, model, tsk, len(pending), progress)
+    sel = open_selection(store, share, limit, cases)
+    try:
+        return await _judge_selection(
+            store, spec, judge, client, sel, tsk, bud, progress, oracle, t0,
+            {
+                "method": method, "model": model, "task": tsk.name, "threshold": threshold, "share": share,
+                "limit": limit, "concurrency": concurrency, "budget": str(bud) if bud else None,
+                "oracle": len(oracle) if oracle is not None else None,
+            },
+        )
+    finally:
+        sel.drop()
+
+
+async def _judge_selection(store: Any, spec: JudgeSpec, judge: Judge, client: Any, sel: Any, tsk: Task,
+                           bud: Optional[Budget], progress: Optional[Callable[[ProgressUpdate], None]],
+                           oracle: Optional[Mapping[Pair, int]], t0: float, args: dict) -> JudgeSummary:
+    """Judge the pending cases of ``sel`` (a :class:`qrelkit.store.Selection`), record the command."""
+    method, model, concurrency = spec.canonical, client.model_id, args["concurrency"]
+    # whole-selection judges get lists, as before; the others stream the pending cases page by page
+    n_pending = sel.pending_count(method, model)
+    whole = _needs_selection(judge) and n_pending > 0
+    selected = sel.cases() if whole else []
+    pending = list(sel.pending(method, model)) if whole else []
+    run_id = store.start_command("judge", args)
+    record = _Recorder(store, client, method, model, tsk, n_pending, progress)
     status, calibration, learned = "failed", {}, Learned()
     try:
         calibration, learned = await prepare(judge, store, tsk, selected, pending, client)
@@ -212,22 +250,25 @@ async def arun_judging(
                     )
                 )
         else:
-            await _judge_each(judge, pending, client, concurrency, make_input, record)
+            await _judge_each(judge, pending if whole else sel.pending(method, model), client, concurrency,
+                              make_input, record)
+            record.flush()
             if bud is not None:
                 adjudicating = next((j for j in judge.chain() if isinstance(j, AdjudicatingJudge)), None)
-                await apply_budget(store, selected, bud, adjudicating, client, method, model, tsk)
+                await apply_budget(store, sel, bud, adjudicating, client, method, model, tsk)
             if oracle is not None:
-                answer_from_oracle(store, selected, method, model, oracle)
+                answer_from_oracle(store, sel, method, model, oracle)
         status = "done"
     except (KeyboardInterrupt, asyncio.CancelledError):
         status = "interrupted"  # stopped by the user, not a failure: `status` says so
         raise
     finally:
+        record.flush()
         used: Usage = client.usage - record.usage0
         for j in judge.chain():
             used = used + j.extra_usage()
         summary = summarise(
-            store, selected, method, model, tsk, share, used, record.done,
+            sel, spec.canonical, model, tsk, args["share"], used, record.done,
             time.perf_counter() - t0, calibration, learned,
         )
         store.finish_command(run_id, command_totals(client.usage_dict(), summary), status=status)

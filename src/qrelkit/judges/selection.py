@@ -7,7 +7,7 @@ and a resumed run skips exactly what is done.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 from qrelkit.errors import UsageError
 from qrelkit.judges.base import ANSWER, GRADED, Task
@@ -26,11 +26,11 @@ def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") 
     qrels like every measure's (:mod:`qrelkit.evaluate.threshold`): on a binary
     collection an LLM grade of 1 is relevant, as the collection's own 1s are;
     a fixed 2 would write every such pair as non-relevant."""
+    top = store.max_qrel_grade()  # what the rules read of the qrels (not all of them: 10^6 pairs)
     if task == "auto":
-        grades = set(store.qrels().values())
         topics = store.topics()
         answered = bool(topics) and all(t.answers for t in topics.values())
-        task = ANSWER if answered and not (grades and max(grades) > 1) else GRADED
+        task = ANSWER if answered and not (top is not None and top > 1) else GRADED
     if task not in (ANSWER, GRADED):
         raise UsageError(f"--task {task!r}: choose auto, answer or graded")
     if task == ANSWER and not all(t.answers for t in store.topics().values()):
@@ -39,29 +39,35 @@ def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") 
         )
     from qrelkit.evaluate.threshold import resolve_threshold  # the measures' one rule
 
-    resolved = resolve_threshold(threshold, store.qrels(), "the workspace's qrels")
+    resolved = resolve_threshold(threshold, {} if top is None else {("", ""): top}, "the workspace's qrels")
     return Task(task, resolved.value)
 
 
-def select_cases(store: Any, share: str = "llm", limit: Optional[int] = None) -> list[Case]:
-    """The cases a run covers, in stable order (``limit`` applies before resuming,
-    so a re-run with the same limit completes the same set)."""
+def open_selection(store: Any, share: str = "llm", limit: Optional[int] = None,
+                   cases: Optional[Iterable[Case]] = None) -> Any:
+    """The cases a run covers as a :class:`qrelkit.store.Selection` (a temporary table, paged
+    and counted in SQL; drop it when done), in stable order (``limit`` applies before
+    resuming, so a re-run with the same limit completes the same set). ``cases`` replaces it."""
+    if cases is not None:
+        return store.selection(cases=cases)
     if share not in SHARES:
         raise UsageError(f"--share {share!r}: choose from {', '.join(SHARES)}")
-    if share == "llm":
-        cases = store.cases(share="llm", judged=False)
-    elif share == "people":
-        cases = store.cases(share="people", judged=False)
-    elif share == "all":
-        cases = store.cases(judged=False)
-    else:
-        cases = store.cases(judged=True)
-        if not cases and not store.cases():
-            # a workspace made from qrels without runs: the labelled pairs are the cases
-            cases = [Case(q, d, "llm", 0, (), True) for q, d in sorted(store.qrels())]
-    if limit is not None:
-        if limit < 0:
-            raise UsageError("--limit must be >= 0")
-        cases = cases[:limit]
-    return cases
+    if limit is not None and limit < 0:
+        raise UsageError("--limit must be >= 0")
+    judged = {"llm": False, "people": False, "all": False, "judged": True}[share]
+    sel = store.selection(share=share if share in ("llm", "people") else None, judged=judged, limit=limit)
+    if share == "judged" and not sel.size and not store.counts().pooled:
+        # a workspace made from qrels without runs: the labelled pairs are the cases
+        sel.drop()
+        labelled = [Case(q, d, "llm", 0, (), True) for q, d in sorted(store.qrels())]
+        sel = store.selection(cases=labelled[:limit] if limit is not None else labelled)
+    return sel
 
+
+def select_cases(store: Any, share: str = "llm", limit: Optional[int] = None) -> list[Case]:
+    """The cases a run covers, in stable order, as a list (see :func:`open_selection`)."""
+    sel = open_selection(store, share, limit)
+    try:
+        return sel.cases()
+    finally:
+        sel.drop()

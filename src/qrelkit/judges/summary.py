@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
-from qrelkit.judges.base import ADJUDICATED, DROPPED, ERROR, ESCALATE, Task
-from qrelkit.judges.escalation import for_people
+from qrelkit.judges.base import Task
 from qrelkit.judges.labels import Learned
-from qrelkit.types import Case, Usage
+from qrelkit.types import Usage
 
 
 @dataclass(frozen=True)
@@ -71,8 +70,7 @@ class JudgeSummary:
 
 
 def summarise(
-    store: Any,
-    selected: Sequence[Case],
+    selection: Any,
     method: str,
     model: str,
     task: Task,
@@ -83,10 +81,9 @@ def summarise(
     calibration: dict,
     learned: Learned,
 ) -> JudgeSummary:
-    """The summary of a run whose own usage was ``usage``."""
-    keys = {(c.qid, c.docid) for c in selected}
-    js = [j for j in store.judgments(method=method, model=model) if (j.qid, j.docid) in keys]
-    escalations = sum(1 for j in js if for_people(j))
+    """The summary of a run whose own usage was ``usage``; the counts are over ``selection``
+    (a :class:`qrelkit.store.Selection`), counted in SQL."""
+    n = selection.counts(method, model)
     if learned.separate_client:
         usage = usage + learned.usage
     out = JudgeSummary(
@@ -94,16 +91,16 @@ def summarise(
         model=model,
         task=task.name,
         share=share,
-        cases=len(selected),
-        judged=sum(1 for j in js if j.label is not None),
-        relevant=sum(1 for j in js if j.label == 1),
-        escalations=escalations,
-        errors=sum(1 for j in js if j.status == ERROR),
-        escalation_ratio=round(escalations / len(selected), 4) if selected else 0.0,
+        cases=len(selection),
+        judged=n.judged,
+        relevant=n.relevant,
+        escalations=n.escalations,
+        errors=n.errors,
+        escalation_ratio=round(n.escalations / len(selection), 4) if len(selection) else 0.0,
         new=new,
-        dropped=sum(1 for j in js if j.status == DROPPED),
-        undecided=sum(1 for j in js if j.status == ESCALATE and not for_people(j)),
-        adjudicated=sum(1 for j in js if j.status == ADJUDICATED),
+        dropped=n.dropped,
+        undecided=n.undecided,
+        adjudicated=n.adjudicated,
         seconds=round(seconds, 3),
         calibration=calibration,
         **usage.as_dict(),

@@ -32,6 +32,7 @@ from typing import Any
 
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, register
+from qrelkit.judges import output as output_mod
 from qrelkit.judges.base import (
     AUTO,
     Judge,
@@ -42,7 +43,6 @@ from qrelkit.judges.base import (
     parsed_decision,
     template_versions,
 )
-from qrelkit.judges import output as output_mod
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 
 # Bounded so that a rambling model cannot run out of tokens inside the JSON

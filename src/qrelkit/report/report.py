@@ -25,7 +25,8 @@ import numpy as np
 
 from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.report import plots
-from qrelkit.report.rag import rag_alignment, rag_figure, rag_section
+from qrelkit.report.gathering import MergedTally, full_rankings, workspace_runs
+from qrelkit.report.rag import RAG_K, rag_alignment, rag_figure, rag_section
 from qrelkit.store.commands import CommandRun
 from qrelkit.types import Usage
 
@@ -376,28 +377,24 @@ def report_from_store(
     judge's labels, see :mod:`qrelkit.merge`). ``reference`` = (name, labels): the
     judges' agreement is measured against these labels (the demo's hidden ones)
     instead of the original qrels."""
-    from qrelkit.merge import merge
-
     notes: list[str] = []
     workspace = store.workspace
     original = store.qrels()
-    judgments = store.judgments()
+    judgments = store.judgment_labels()  # without their texts (report.gathering)
     run_rows = store.runs()
     stored_narratives = store.narratives()
     narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
     plan = store.get_meta("plan")
     command_runs = store.command_runs()
-    if merged_result is None and judgments:
-        merged_result = merge(store)
+    tally = MergedTally.from_result(merged_result) if merged_result is not None else MergedTally.from_store(store)
     rag_generators = generators_from_store(store)
-    merged = ({(m.qid, m.docid): m.grade for m in merged_result.labels} if merged_result is not None
-              else dict(original))
+    merged = tally.grades if tally is not None else dict(original)
     from qrelkit.evaluate.threshold import resolve_threshold
 
     thr = resolve_threshold(threshold, original or merged, f"{workspace} ({'original' if original else 'merged'} qrels)")
     threshold = thr.value
 
-    runs = _workspace_runs(run_rows, notes)
+    runs = workspace_runs(run_rows, max(depth, RAG_K, _cut(measure, depth)), notes)
     rag = rag_alignment(rag_generators, runs, [(n, q) for n, q in (("original", original), ("merged", merged)) if q],
                         threshold)
     versions: tuple = ()
@@ -412,8 +409,8 @@ def report_from_store(
         measures = list(DEFAULT_MEASURES) + ([measure] if measure not in DEFAULT_MEASURES else [])
         version_list = [("original", original), ("merged", merged)] if original else [("merged", merged)]
         if original or merged:
-            # streamed: one run's pytrec_eval input at a time, not every run's per cut-off (benchmarks/scale.py)
-            versions = evaluate_stream(_rankings(runs), version_list, measures, threshold)
+            # streamed: one run at a time, to full depth, from its file (benchmarks/scale.py)
+            versions = evaluate_stream(full_rankings(runs), version_list, measures, threshold)
             if len(versions) == 2 and len(runs) >= 2:
                 from qrelkit.evaluate.compare import compare_versions
 
@@ -427,10 +424,8 @@ def report_from_store(
         from qrelkit.evaluate.circularity import circularity_warnings, dense_signal_warnings
 
         run_models = {n: str(m.get("model")) for n, _, m in run_rows if isinstance(m, dict) and m.get("model")}
-        judges = sorted({j.model for j in judgments if j.source != "human" and j.model})
-        circ = circularity_warnings(run_models, judges)
-        methods = {j.method for j in judgments if j.source != "human"}
-        circ += dense_signal_warnings({n: run_models.get(n, "") for n, _, _ in run_rows}, methods)
+        circ = circularity_warnings(run_models, store.judge_models())
+        circ += dense_signal_warnings({n: run_models.get(n, "") for n, _, _ in run_rows}, set(store.judge_methods()))
 
     agreements: tuple = ()
     reference_name = ""
@@ -467,12 +462,12 @@ def report_from_store(
         saturation=growth,
         agreements=agreements,
         agreement_reference=reference_name,
-        escalations=_escalations(judgments, original),
-        costs=_costs(judgments),
+        escalations=_escalations(store, judgments, original),
+        costs=_costs(store),
         commands=_commands(command_runs),
         narrative_costs=_narrative_costs(stored_narratives),
         narratives=narratives,
-        provenance=_provenance(merged_result, original, judgments),
+        provenance=_provenance(tally, original, store.status_counts()),
         circularity=circ,
         notes=tuple(notes),
         plan=plan,
@@ -487,54 +482,31 @@ def _version() -> str:
     return __version__
 
 
-def _rankings(runs: Sequence[Any]):
-    from qrelkit.data.rankings import Ranking
-
-    for r in runs:
-        yield Ranking(r.name, r.path, {q: tuple(e.docid for e in es) for q, es in r.by_topic.items()}, r.tags)
-
-
-def _workspace_runs(run_rows: Sequence[tuple], notes: list[str]) -> list:
-    from qrelkit.data import read_run
-    from qrelkit.errors import InputError
-
-    runs = []
-    for name, path, _ in run_rows:
-        try:
-            run = read_run(path)
-        except InputError as e:
-            notes.append(f"run {name} skipped: {e}")
-            continue
-        if run.name != name:
-            from dataclasses import replace
-
-            run = replace(run, name=name)
-        runs.append(run)
-    return runs
-
-
-def _escalations(judgments: Sequence[Any], original: dict) -> tuple[EscalationRow, ...]:
+def _escalations(store: Any, labels: Sequence[Any], original: dict) -> tuple[EscalationRow, ...]:
+    """Escalated, failed and adjudicated judgments (read whole, for their reasons) and what
+    became of them; ``labels`` are every judgment without texts (people's outcomes)."""
     people: dict[tuple[str, str], int] = {}
-    for j in judgments:
+    for j in labels:
         if j.source == "human" and j.effective_grade is not None:
             people[(j.qid, j.docid)] = j.effective_grade
     rows = []
-    for j in judgments:
-        if j.source == "human" or j.status not in ("escalate", "error", "adjudicated"):
-            continue
-        key = (j.qid, j.docid)
-        if key in people:
-            outcome, src = people[key], "people"
-        elif j.status == "adjudicated" and j.effective_grade is not None:
-            outcome, src = j.effective_grade, "adjudicator"
-        else:
-            outcome, src = None, "waiting"
-        reason = ""
-        try:
-            reason = j.prov.reason
-        except (ValueError, AttributeError):
-            pass
-        rows.append(EscalationRow(j.qid, j.docid, j.method, j.status, outcome, src, original.get(key), reason))
+    for status in ("escalate", "error", "adjudicated"):
+        for j in store.judgments(status=status):
+            if j.source == "human":
+                continue
+            key = (j.qid, j.docid)
+            if key in people:
+                outcome, src = people[key], "people"
+            elif j.status == "adjudicated" and j.effective_grade is not None:
+                outcome, src = j.effective_grade, "adjudicator"
+            else:
+                outcome, src = None, "waiting"
+            reason = ""
+            try:
+                reason = j.prov.reason
+            except (ValueError, AttributeError):
+                pass
+            rows.append(EscalationRow(j.qid, j.docid, j.method, j.status, outcome, src, original.get(key), reason))
     return tuple(sorted(rows, key=lambda r: (r.qid, r.docid, r.method)))
 
 
@@ -547,8 +519,13 @@ def _summed(items: Iterable[tuple[tuple[str, str], Usage]]) -> tuple[CostRow, ..
     return tuple(CostRow.of(name, model, n, u) for (name, model), (n, u) in sorted(agg.items()))
 
 
-def _costs(judgments: Sequence[Any]) -> tuple[CostRow, ...]:
-    return _summed(((j.method, j.model), j.usage) for j in judgments)
+def _costs(store: Any) -> tuple[CostRow, ...]:
+    """Calls and spending per (method, model), summed in SQL."""
+    return tuple(
+        CostRow.of(method, model, n, Usage(calls=c or 0, prompt_tokens=pt or 0, completion_tokens=ct or 0,
+                                           cost_usd=cost or 0.0))
+        for method, model, n, c, pt, ct, cost in store.judgment_costs()
+    )
 
 
 def _usage_rows(items: Iterable[tuple[tuple[str, str], dict]]) -> tuple[CostRow, ...]:
@@ -567,18 +544,25 @@ def _commands(command_runs: Sequence[CommandRun]) -> tuple[CostRow, ...]:
     return _summed(((r.command, ""), r.usage) for r in command_runs)
 
 
-def _provenance(merged_result: Any, original: dict, judgments: Sequence[Any]) -> tuple[tuple[str, int], ...]:
+def _provenance(tally: Any, original: dict, statuses: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+    """Where the merged labels came from (a :class:`MergedTally`) and the judgments per status."""
     out: dict[str, int] = {}
-    if merged_result is not None:
-        counts = merged_result.counts()
+    if tally is not None:
+        counts = tally.counts()
         out.update({f"labels from {k}": v for k, v in counts.items() if k not in ("labels", "unresolved")})
         out["labels"] = counts["labels"]
         out["pairs left without a label (escalated, waiting)"] = counts.get("unresolved", 0)
-        for k, v in sorted(Counter(m.status for m in merged_result.labels).items()):
+        for k, v in sorted(tally.statuses.items()):
             out[f"status {k}"] = v
     elif original:
         out["labels from original"] = len(original)
         out["labels"] = len(original)
-    for k, v in sorted(Counter(j.status for j in judgments).items()):
+    for k, v in sorted(statuses.items()):
         out[f"judgments {k}"] = v
     return tuple(out.items())
+
+
+def _cut(measure: str, depth: int) -> int:
+    """The cut-off of the pool growth's measure (``nDCG@20`` -> 20; none: ``depth``)."""
+    _, _, cut = measure.partition("@")
+    return int(cut) if cut.isdigit() else depth

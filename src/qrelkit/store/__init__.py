@@ -21,8 +21,10 @@ from qrelkit.store.core import StoreCore
 from qrelkit.store.judgments import JudgmentStore, MethodCount
 from qrelkit.store.llm_calls import LLMCallStore
 from qrelkit.store.narratives import NarrativeStore
+from qrelkit.store.pooling import PoolingStore, PoolTable
 from qrelkit.store.rag import RagStore
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
+from qrelkit.store.selections import Selection, SelectionCounts, SelectionStore
 from qrelkit.store.signals import SignalStore
 from qrelkit.store.tasks import AttentionItem, Candidate, Task, TaskStore
 from qrelkit.store.votes import (
@@ -45,6 +47,8 @@ class Store(
     CommandStore,
     NarrativeStore,
     SignalStore,
+    SelectionStore,
+    PoolingStore,
     AnnotatorStore,
     TaskStore,
     VoteStore,
@@ -62,5 +66,6 @@ class Store(
 __all__ = [
     "DB_NAME", "MIGRATIONS", "SCHEMA_VERSION", "Annotator", "AttentionItem", "AttentionVote", "Candidate",
     "CaseVote", "CommandRun", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount",
-    "PeopleWaiting", "RunRecord", "SessionRow", "Store", "Task", "TaskTotals", "VoteRecord", "wants_people",
+    "PeopleWaiting", "PoolTable", "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "Task",
+    "TaskTotals", "VoteRecord", "wants_people",
 ]

@@ -85,6 +85,31 @@ class JudgmentStore:
                 params.append(val)
         return (_judgment_row(r) for r in self.iter_query(sql + " ORDER BY qid, docid, method, model", params))
 
+    def judgment_labels(self) -> list[Judgment]:
+        """Every judgment without its texts (rationale, evidence and provenance read as empty):
+        what agreement needs, at a third of the memory of :meth:`judgments` (the report)."""
+        sql = (
+            "SELECT qid, docid, method, model, label, grade, status, source, round, '', '[]', '{}', "
+            "calls, prompt_tokens, completion_tokens, cost_usd FROM judgments ORDER BY qid, docid, method, model"
+        )
+        names: dict[str, str] = {}  # one string object per method and model name
+        out = []
+        for r in self.iter_query(sql):
+            out.append(_judgment_row((*r[:2], names.setdefault(r[2], r[2]), names.setdefault(r[3], r[3]), *r[4:])))
+        return out
+
+    def judgment_costs(self) -> list[tuple[str, str, int, int, int, int, float]]:
+        """``(method, model, judgments, calls, prompt_tokens, completion_tokens, cost_usd)`` per
+        (method, model), summed in SQL."""
+        return self.query(
+            "SELECT method, model, COUNT(*), SUM(calls), SUM(prompt_tokens), SUM(completion_tokens), "
+            "SUM(cost_usd) FROM judgments GROUP BY method, model ORDER BY method, model"
+        )
+
+    def judge_methods(self) -> list[str]:
+        """Every method that wrote judge (not people's) judgments, sorted."""
+        return [m for (m,) in self.query("SELECT DISTINCT method FROM judgments WHERE source != 'human' ORDER BY method")]
+
     def judged_pairs(self, method: str, model: str) -> set[Pair]:
         """Pairs this (method, model) has finished (anything but an error, which is retried)."""
         return {
@@ -94,6 +119,12 @@ class JudgmentStore:
                 (method, model),
             )
         }
+
+    def has_finished(self, method: str, model: str) -> bool:
+        """Has this (method, model) finished any pair (see :meth:`judged_pairs`)?"""
+        return bool(self.query(
+            "SELECT 1 FROM judgments WHERE method=? AND model=? AND status != 'error' LIMIT 1", (method, model)
+        ))
 
     def human_pairs(self) -> set[Pair]:
         """Pairs that people have decided (their label wins over every judge's)."""

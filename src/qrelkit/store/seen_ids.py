@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 class FirstSeen(NamedTuple):
     line: int
-    digest: bytes
+    digest: int
 
 
 class SeenIds:
@@ -21,9 +21,9 @@ class SeenIds:
 
     def __init__(self) -> None:
         self._conn = sqlite3.connect("")  # "" = a private temporary database that spills to disk
-        self._conn.execute("CREATE TABLE seen (id TEXT PRIMARY KEY, line INTEGER NOT NULL, digest BLOB NOT NULL)")
+        self._conn.execute("CREATE TABLE seen (id TEXT PRIMARY KEY, line INTEGER NOT NULL, digest INTEGER NOT NULL)")
 
-    def add(self, rows: list[tuple[str, int, bytes]]) -> bool:
+    def add(self, rows: list[tuple[str, int, int]]) -> bool:
         """Record the ids not seen before; True when every id in ``rows`` was new."""
         before = self._conn.total_changes
         self._conn.executemany("INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", rows)

@@ -1,0 +1,141 @@
+"""What the report reads from a workspace, read lean.
+
+At 10^5 pooled pairs ``qrelkit report`` peaked at 674 MB (benchmarks/scale.py):
+every run held as frozen ``RunEntry`` records to full depth (230 MB), every
+judgment with its provenance and rationale (100 MB) and every merged label with
+its provenance (70 MB), although the report's analyses need much less:
+
+- runs: the hole rates, pool growth and RAG alignment look at the top ``cut``
+  of each run only, as docids (:class:`TopRun`, from the lean reader
+  :mod:`qrelkit.data.rankings`); the system scores stream each run from its
+  file to full depth, one at a time (:func:`full_rankings`), as ``evaluate`` does;
+- merged labels: a pair's grade, and counts (:class:`MergedTally`, one pass
+  over :func:`qrelkit.merge.iter_merged`);
+- judgments: costs and status counts are SQL aggregates; agreement reads the
+  labels without their texts (:meth:`qrelkit.store.Store.judgment_labels`); only
+  escalations are read whole, for their reasons.
+
+What still grows with the pairs is what the analyses are about: the merged
+grades, the runs' top lists and the judges' labels.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Optional
+
+from qrelkit.errors import InputError
+
+Pair = tuple[str, str]
+
+
+class Entry(NamedTuple):
+    """A run entry as the analyses read it: its docid (the list's order is the rank)."""
+
+    docid: str
+
+
+class TopEntries(Mapping):
+    """``{qid: entries}`` over ``{qid: docids}``; entries are made when asked for, so a run
+    costs its docids only."""
+
+    def __init__(self, docids: Mapping[str, tuple[str, ...]]):
+        self._docids = docids
+
+    def __getitem__(self, qid: str) -> tuple[Entry, ...]:
+        return tuple(Entry(d) for d in self._docids[qid])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._docids)
+
+    def __len__(self) -> int:
+        return len(self._docids)
+
+
+@dataclass(frozen=True)
+class TopRun:
+    """A workspace run cut at ``cut``: what hole rates, pool growth and RAG alignment read."""
+
+    name: str
+    path: str
+    by_topic: TopEntries
+    tags: tuple[str, ...] = ()
+
+
+def workspace_runs(run_rows: Sequence[tuple], cut: int, notes: list[str]) -> list[TopRun]:
+    """The workspace's runs, top ``cut`` each, under their stored names; a run that cannot be
+    read is skipped with a note."""
+    from qrelkit.data.rankings import read_ranking
+
+    runs = []
+    for name, path, _ in run_rows:
+        try:
+            r = read_ranking(path, cut)
+        except InputError as e:
+            notes.append(f"run {name} skipped: {e}")
+            continue
+        runs.append(TopRun(name, r.path, TopEntries(r.docids), r.tags))
+    return runs
+
+
+def full_rankings(runs: Sequence[TopRun]) -> Iterator[Any]:
+    """The same runs to full depth, read again one at a time (for the system scores)."""
+    from qrelkit.data.rankings import read_ranking
+
+    for run in runs:
+        yield dataclasses.replace(read_ranking(run.path), name=run.name)
+
+
+@dataclass(frozen=True)
+class MergedTally:
+    """The merged qrels as the report uses them: grades per pair, and counts."""
+
+    grades: dict[Pair, int]
+    sources: Counter  # original | human | llm -> labels
+    statuses: Counter  # status -> labels
+    unresolved: int
+
+    @classmethod
+    def of(cls, labels: Any, unresolved: int) -> "MergedTally":
+        grades: dict[Pair, int] = {}
+        sources: Counter = Counter()
+        statuses: Counter = Counter()
+        for m in labels:
+            grades[(m.qid, m.docid)] = m.grade
+            sources[m.source] += 1
+            statuses[m.status] += 1
+        return cls(grades, sources, statuses, unresolved)
+
+    @classmethod
+    def from_result(cls, result: Any) -> "MergedTally":
+        """From a :class:`qrelkit.merge.MergeResult` a job just made."""
+        return cls.of(result.labels, len(result.unresolved))
+
+    @classmethod
+    def from_store(cls, store: Any) -> Optional["MergedTally"]:
+        """Original + people's + the latest judge's labels, streamed (None without judgments)."""
+        from qrelkit.merge import MergedLabel, iter_merged, resolve_method
+
+        if not store.method_counts():
+            return None
+        method, model = resolve_method(store, None, None)
+        unresolved = 0
+
+        def labels() -> Iterator[Any]:
+            nonlocal unresolved
+            for item in iter_merged(store, method, model):
+                if isinstance(item, MergedLabel):
+                    yield item
+                else:
+                    unresolved += 1
+
+        tally = cls.of(labels(), 0)
+        return dataclasses.replace(tally, unresolved=unresolved)
+
+    def counts(self) -> dict[str, int]:
+        """As :meth:`qrelkit.merge.MergeResult.counts`."""
+        return {"labels": sum(self.sources.values()), "original": self.sources.get("original", 0),
+                "human": self.sources.get("human", 0), "llm": self.sources.get("llm", 0),
+                "unresolved": self.unresolved}
