@@ -2,6 +2,7 @@
 
     python benchmarks/judges.py --experiment hybrid --repeat 10 --measure AP@1000
         [--topics N] [--max-cases M] [--model local | openai:MODEL@URL] [--doc-tokens 400] [--out DIR]
+        [--workers W] [--assessors "RCL,RICL"]
 
 (``benchmarks/judges.py`` hands ``--experiment hybrid --repeat N`` to :func:`main` here.)
 
@@ -28,18 +29,31 @@ executions, and the per-query F1 of every execution as box plots (PNG next to th
 
 With the embedded model (2048-token context) use ``--doc-tokens 120`` and a small subsample;
 README.md has the full-size command for a served model.
+
+Long runs: every finished row is appended to ``records.jsonl`` in ``--out`` and the table and JSON
+are rewritten from it (the box plot after each execution), so a run stopped early keeps what it
+finished. ``--workers W`` judges W (execution, allocation) units at once in separate processes; with
+the embedded model each gets one llama.cpp thread, which on two shared cores is faster than one
+process with two threads (no thread barriers waiting on a descheduled partner; see
+:mod:`qrelkit.llm.local`). ``--assessors`` runs only the named rows and keeps the other rows already
+in ``--out``: the narrative-free rows and RCL/RICL can be run one after the other into one table
+(the subsample depends only on the seed, so both runs judge the same cases).
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import random
 import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 DL19 = ROOT.parent / "shared" / "data" / "trec-dl-2019"
@@ -118,35 +132,123 @@ def per_query_f1(gold: dict, labels: dict) -> dict[str, float]:
     return {q: float(f1_score(t, p, zero_division=0.0)) for q, (t, p) in sorted(by_q.items())}
 
 
-def execution(a, e: int, data: Path, topics, nist, runs, prepared, ref_sig, chosen, all_topics, out: list):
-    """One execution: both allocations x every assessor; appends one record per (allocation, row)."""
+class Setup(NamedTuple):
+    """What every execution reads: the collection, the chosen topics and NIST's significance decisions."""
+
+    data: Path
+    topics: dict
+    nist: dict
+    runs: dict
+    prepared: object
+    ref_sig: object
+    chosen: set
+    all_topics: list
+
+
+def prepare(a) -> Setup:
+    from qrelkit.evaluate.significance import pairwise_significance
+    from qrelkit.evaluate.systems import evaluate_runs, prepare_runs
+
+    data = a.data or DL19
+    topics, nist, runs = load(data)
+    all_topics = sorted({q for q, _ in nist})
+    chosen = set(sorted(random.Random(a.seed).sample(all_topics, a.topics))) if a.topics else set(all_topics)
+    prepared = prepare_runs(runs)
+    ref_ts = evaluate_runs(prepared, nist, [a.measure], topics=all_topics, label="nist")
+    ref_sig = pairwise_significance(ref_ts.of(a.measure), ref_ts.systems, test="wilcoxon", correction="bh",
+                                    label="nist", measure=a.measure)
+    return Setup(data, topics, nist, runs, prepared, ref_sig, chosen, all_topics)
+
+
+def judge_allocation(a, st: Setup, e: int, allocation: str, log: Path, saved=lambda: None) -> None:
+    """Execution ``e`` under one allocation: every assessor judges the same subsample in one workspace.
+    Each row's record is appended to ``log`` (JSON lines) as it finishes, then ``saved`` is called,
+    so a run stopped early leaves every finished row on disk."""
     from qrelkit.judging import JudgingJob, run_job
 
     sys.path.insert(0, str(Path(__file__).parent))
     from judges import significance_mcc
 
-    for allocation in ALLOCATIONS:
-        pool, people, sample = split(runs, nist, allocation, e, chosen, a.max_cases)
-        gold = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in sample}
-        pool_nist = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in pool.cases if (c.qid, c.docid) in nist}
-        ws = Path(tempfile.mkdtemp(prefix=f"qrelkit-rcl-{e}-"))
-        with workspace(ws, topics, nist, people, sample, data / "passages.jsonl") as store:
-            for row, spec in assessors(e, a.doc_tokens):
-                t0 = time.perf_counter()
-                s = run_job(store, JudgingJob(method=spec, model=a.model, task="graded", share="llm",
-                                              concurrency=a.concurrency, max_attempts=a.max_attempts))
-                js = {(j.qid, j.docid): j for j in store.judgments(method=s.method, model=s.model)}
-                labels = {k: js[k].label for k in gold if k in js and js[k].label is not None}
-                f1 = per_query_f1(gold, labels)
-                hybrid = dict(pool_nist)
-                hybrid.update({k: js[k].grade for k in labels})
-                mcc, _ = significance_mcc(prepared, nist, hybrid, a.measure, ref_sig, all_topics)
-                out.append({"execution": e, "allocation": allocation, "assessor": row, "spec": s.method,
-                            "cases": len(gold), "people": len(people), "undecided": len(gold) - len(labels),
-                            "per_query_f1": f1, "f1": statistics.fmean(f1.values()) if f1 else None,
-                            "mcc": mcc["matthews_corrcoef"], "seconds": time.perf_counter() - t0})
-                print(f"  e={e} {allocation:22s} {row:20s} F1={out[-1]['f1']} MCC={out[-1]['mcc']:.3f} "
-                      f"({out[-1]['seconds']:.0f}s)", file=sys.stderr)
+    nist = st.nist
+    pool, people, sample = split(st.runs, nist, allocation, e, st.chosen, a.max_cases)
+    gold = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in sample}
+    pool_nist = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in pool.cases if (c.qid, c.docid) in nist}
+    ws = Path(tempfile.mkdtemp(prefix=f"qrelkit-rcl-{e}-"))
+    with workspace(ws, st.topics, nist, people, sample, st.data / "passages.jsonl") as store:
+        for row, spec in assessors(e, a.doc_tokens):
+            if a.assessors and row not in a.assessors:
+                continue
+            t0 = time.perf_counter()
+            s = run_job(store, JudgingJob(method=spec, model=a.model, task="graded", share="llm",
+                                          concurrency=a.concurrency, max_attempts=a.max_attempts))
+            js = {(j.qid, j.docid): j for j in store.judgments(method=s.method, model=s.model)}
+            labels = {k: js[k].label for k in gold if k in js and js[k].label is not None}
+            f1 = per_query_f1(gold, labels)
+            hybrid = dict(pool_nist)
+            hybrid.update({k: js[k].grade for k in labels})
+            mcc, _ = significance_mcc(st.prepared, nist, hybrid, a.measure, st.ref_sig, st.all_topics)
+            r = {"execution": e, "allocation": allocation, "assessor": row, "spec": s.method,
+                 "cases": len(gold), "people": len(people), "undecided": len(gold) - len(labels),
+                 "per_query_f1": f1, "f1": statistics.fmean(f1.values()) if f1 else None,
+                 "said_relevant": sum(labels.values()), "nist_relevant": sum(g >= 2 for g in gold.values()),
+                 "mcc": mcc["matthews_corrcoef"], "seconds": time.perf_counter() - t0,
+                 "load": round(os.getloadavg()[0], 2)}
+            with log.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(r) + "\n")
+            print(f"  e={e} {allocation:22s} {row:20s} F1={r['f1']} MCC={r['mcc']:.3f} "
+                  f"({r['seconds']:.0f}s, load {r['load']:.1f})", file=sys.stderr, flush=True)
+            saved()
+
+
+def read_records(log: Path) -> list[dict]:
+    """The finished rows in table order (execution, allocation, assessor), whatever order workers wrote them."""
+    if not log.exists():
+        return []
+    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    names = [n for n, _ in assessors(0, 1)]
+    return sorted(rows, key=lambda r: (r["execution"], ALLOCATIONS.index(r["allocation"]), names.index(r["assessor"])))
+
+
+def keep_others(log: Path, rows, executions: range) -> None:
+    """Drop from ``log`` the records this run will write (its ``executions`` x ``rows``, every row
+    without ``--assessors``) and keep the others: the narrative-free rows and RCL/RICL, or more
+    executions (``--first-execution``), can be run one after the other into one table."""
+    kept = [r for r in read_records(log)
+            if r["execution"] not in executions or (rows and r["assessor"] not in rows)]
+    log.write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
+
+
+_SETUP: list = []  # a worker process's Setup, loaded by its first unit
+
+
+def _worker_init() -> None:
+    # One llama.cpp thread per worker unless the user says otherwise: two single-thread workers
+    # ask for the same two cores as one two-thread process, without its thread barriers.
+    os.environ.setdefault("QRELKIT_LOCAL_THREADS", "1")
+
+
+def _worker(a, e: int, allocation: str, log: Path) -> None:
+    if not _SETUP:
+        _SETUP.append(prepare(a))
+    judge_allocation(a, _SETUP[0], e, allocation, log)
+
+
+def run_units(a, st: Setup, log: Path, save_now) -> None:
+    """Every (execution, allocation) unit, in this process or spread over ``--workers`` processes."""
+    units = [(e, alloc) for e in range(a.first_execution, a.repeat) for alloc in ALLOCATIONS]
+    if a.workers <= 1:
+        for e, alloc in units:
+            judge_allocation(a, st, e, alloc, log, saved=lambda: save_now(False))
+            save_now(True)
+        return
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(a.workers, mp_context=ctx, initializer=_worker_init) as ex:
+        pending = {ex.submit(_worker, a, e, alloc, log) for e, alloc in units}
+        while pending:
+            done, pending = wait(pending, timeout=60, return_when=FIRST_COMPLETED)
+            for f in done:
+                f.result()  # a worker's error stops the run here, with its traceback
+            save_now(bool(done))
 
 
 def summary(records: list) -> list[dict]:
@@ -166,7 +268,10 @@ def summary(records: list) -> list[dict]:
         mm, msd = ms([r["mcc"] for r in rs])
         rows.append({"allocation": alloc, "assessor": row, "executions": len(rs), "f1_mean": f1m, "f1_std": f1s,
                      "mcc_mean": mm, "mcc_std": msd, "cases": rs[0]["cases"], "people": rs[0]["people"],
-                     "undecided": sum(r["undecided"] for r in rs)})
+                     "undecided": sum(r["undecided"] for r in rs),
+                     "said_relevant": sum(r.get("said_relevant", 0) for r in rs) / max(1, sum(r["cases"] for r in rs)),
+                     "nist_relevant": sum(r.get("nist_relevant", 0) for r in rs) / max(1, sum(r["cases"] for r in rs)),
+                     "seconds_per_case": sum(r["seconds"] for r in rs) / max(1, sum(r["cases"] for r in rs))})
     return rows
 
 
@@ -176,12 +281,14 @@ def table(header: dict, rows: list[dict]) -> str:
 
     lines = ["# Hybrid pooling, the RCL paper's comparison", "",
              "```", json.dumps(header, indent=1), "```", "",
-             "| allocation | assessor | per-query F1 | MCC | executions | cases | people | undecided |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| allocation | assessor | per-query F1 | MCC | executions | cases | people | undecided | "
+             "said Relevant | NIST relevant | s/case |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['allocation']} | {r['assessor']} | {pm(r['f1_mean'], r['f1_std'])} | "
                      f"{pm(r['mcc_mean'], r['mcc_std'])} | {r['executions']} | {r['cases']} | {r['people']} | "
-                     f"{r['undecided']} |")
+                     f"{r['undecided']} | {r['said_relevant']:.0%} | {r['nist_relevant']:.0%} | "
+                     f"{r['seconds_per_case']:.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -205,47 +312,53 @@ def box_plot(records: list, path: Path) -> None:
     plt.close(fig)
 
 
-def main(a) -> int:
-    from qrelkit.evaluate.significance import pairwise_significance
-    from qrelkit.evaluate.systems import evaluate_runs, prepare_runs
+def save(out: Path, header: dict, records: list, t0: float, plot: bool) -> None:
+    """Write the table, the JSON (every execution's records) and, with ``plot``, the box plot."""
+    rows = summary(records)
+    header = {**header, "executions_done": len({r["execution"] for r in records}), "rows_done": len(records),
+              "seconds": round(time.perf_counter() - t0, 1), "load_end": round(os.getloadavg()[0], 2)}
+    (out / "hybrid.md").write_text(table(header, rows))
+    (out / "hybrid.json").write_text(json.dumps({**header, "rows": rows, "executions": records}, indent=1))
+    if plot and records:
+        box_plot(records, out / "hybrid_f1_boxplot.png")
 
+
+def main(a) -> int:
+    names = [n for n, _ in assessors(0, 1)]
+    a.assessors = [n.strip() for n in (a.assessors or "").split(",") if n.strip()]
+    if set(a.assessors) - set(names):
+        print(f"--assessors: unknown {sorted(set(a.assessors) - set(names))}; known: {names}", file=sys.stderr)
+        return 2
     data = a.data or DL19
     if not (data / "runs" / "official").exists():
         print(f"no data at {data} (expected topics.tsv, qrels.txt, passages.jsonl, runs/official/)", file=sys.stderr)
         return 2
-    t0 = time.perf_counter()
-    topics, nist, runs = load(data)
-    all_topics = sorted({q for q, _ in nist})
-    chosen = set(sorted(random.Random(a.seed).sample(all_topics, a.topics))) if a.topics else set(all_topics)
-    prepared = prepare_runs(runs)
-    ref_ts = evaluate_runs(prepared, nist, [a.measure], topics=all_topics, label="nist")
-    ref_sig = pairwise_significance(ref_ts.of(a.measure), ref_ts.systems, test="wilcoxon", correction="bh",
-                                    label="nist", measure=a.measure)
+    t0, load_start = time.perf_counter(), round(os.getloadavg()[0], 2)
+    st = prepare(a)
     sys.path.insert(0, str(Path(__file__).parent))
     from judges import significance_mcc
 
-    pool, _, _ = split(runs, nist, ALLOCATIONS[0], 0, chosen, a.max_cases)
-    pool_nist = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in pool.cases if (c.qid, c.docid) in nist}
-    ceiling, _ = significance_mcc(prepared, nist, pool_nist, a.measure, ref_sig, all_topics)
+    pool, _, _ = split(st.runs, st.nist, ALLOCATIONS[0], 0, st.chosen, a.max_cases)
+    pool_nist = {(c.qid, c.docid): st.nist[(c.qid, c.docid)] for c in pool.cases if (c.qid, c.docid) in st.nist}
+    ceiling, _ = significance_mcc(st.prepared, st.nist, pool_nist, a.measure, st.ref_sig, st.all_topics)
     print(f"MCC of NIST labels on the whole depth-10 pool (the ceiling): {ceiling['matthews_corrcoef']:.3f}",
           file=sys.stderr)
-    records: list = []
-    for e in range(a.repeat):
-        execution(a, e, data, topics, nist, runs, prepared, ref_sig, chosen, all_topics, records)
-    header = {"collection": data.name, "runs": len(runs), "topics": len(chosen), "topics_total": len(all_topics),
-              "max_cases_per_topic": a.max_cases, "repeat": a.repeat, "model": a.model, "measure": a.measure,
-              "doc_tokens": a.doc_tokens, "significant_pairs_nist": int((ref_sig.decisions != 0).sum()),
-              "system_pairs": len(ref_sig.pairs), "mcc_nist_depth10_pool": ceiling["matthews_corrcoef"],
-              "seconds": round(time.perf_counter() - t0, 1)}
-    rows = summary(records)
+    header = {"collection": data.name, "runs": len(st.runs), "topics": len(st.chosen),
+              "topics_total": len(st.all_topics), "topic_ids": sorted(st.chosen), "max_cases_per_topic": a.max_cases,
+              "repeat": a.repeat, "model": a.model, "measure": a.measure, "doc_tokens": a.doc_tokens,
+              "workers": a.workers, "this_run_assessors": a.assessors or "all", "significant_pairs_nist": int((st.ref_sig.decisions != 0).sum()),
+              "system_pairs": len(st.ref_sig.pairs), "mcc_nist_depth10_pool": ceiling["matthews_corrcoef"],
+              "load_start": load_start}
     out = Path(a.out or tempfile.mkdtemp(prefix="qrelkit-rcl-"))
     out.mkdir(parents=True, exist_ok=True)
-    (out / "hybrid.md").write_text(table(header, rows))
-    (out / "hybrid.json").write_text(json.dumps({**header, "rows": rows, "executions": records}, indent=1))
-    box_plot(records, out / "hybrid_f1_boxplot.png")
+    log = out / "records.jsonl"
+    keep_others(log, a.assessors, range(a.first_execution, a.repeat))
+    run_units(a, st, log, lambda plot: save(out, header, read_records(log), t0, plot))
+    save(out, header, read_records(log), t0, plot=True)
+    final = json.loads((out / "hybrid.json").read_text())
     if a.json:
-        print(json.dumps({**header, "rows": rows, "out": str(out)}, indent=2))
+        print(json.dumps({**{k: v for k, v in final.items() if k != "executions"}, "out": str(out)}, indent=2))
     else:
-        print(table(header, rows))
+        print((out / "hybrid.md").read_text())
         print(f"table, JSON and box plot in {out}")
-    return 0
+    return 0 if final["rows"] else 1

@@ -174,6 +174,14 @@ def main(argv=None) -> int:
                     help="hybrid: the RCL paper's table over this many executions (benchmarks/hybrid_paper.py)")
     ap.add_argument("--doc-tokens", type=int, default=400, help="hybrid --repeat: document/example token budget")
     ap.add_argument("--out", type=Path, default=None, help="hybrid --repeat: folder for the table, JSON and PNG")
+    ap.add_argument("--assessors", default=None,
+                    help='hybrid --repeat: only these rows, comma-separated (e.g. "RCL,RICL"); rows of earlier '
+                         "runs into the same --out are kept")
+    ap.add_argument("--first-execution", type=int, default=0,
+                    help="hybrid --repeat: run executions from this one on, keeping earlier ones already in --out")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="hybrid --repeat: processes, one (execution, allocation) each at a time; with the "
+                         "embedded model each uses 1 thread (QRELKIT_LOCAL_THREADS overrides)")
     a = ap.parse_args(argv)
     if a.experiment == "hybrid" and a.repeat:
         sys.path.insert(0, str(Path(__file__).parent))

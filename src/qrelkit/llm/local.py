@@ -30,6 +30,13 @@ Why it is written this way:
   judge's fixed instructions are decoded once, not per case.
 - Calls run in a worker thread (``asyncio.to_thread``): the event loop keeps
   serving other clients (servers, the web app) while the model computes.
+- OpenMP's idle threads sleep (``OMP_WAIT_POLICY=PASSIVE`` unless the user set
+  it; see :func:`import_llama_cpp`): llama.cpp's CPU backend is built with
+  OpenMP, whose default lets a finished thread spin for its partner. On two
+  cores shared with other work that spinning starves the partner: measured at
+  load 7-8 on this machine, 2 threads decoded 2-4 tokens/s and evaluated
+  prompts at 15-29 tokens/s (1 thread: 16-24 and 47-68); with PASSIVE,
+  2 threads gave 14-16 and 46-59 — no worse than one thread under load.
 """
 
 from __future__ import annotations
@@ -109,6 +116,18 @@ def model_id_for(path: Optional[str]) -> str:
     return "local:" + Path(path).stem.lower()
 
 
+def import_llama_cpp() -> Any:
+    """``import llama_cpp``, with OpenMP's idle threads set to sleep rather than spin.
+
+    libgomp reads ``OMP_WAIT_POLICY`` once, when llama.cpp's libraries load it,
+    so it is set here, before the first import (``setdefault``: a user's own
+    choice wins; a process that imported llama_cpp earlier keeps its policy)."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import llama_cpp
+
+    return llama_cpp
+
+
 def log_softmax(logits: np.ndarray) -> np.ndarray:
     x = logits.astype(np.float64, copy=False)
     m = x.max(axis=-1, keepdims=True)
@@ -120,11 +139,11 @@ class _Loaded:
 
     def __init__(self, path: Path):
         try:
+            llama_cpp = import_llama_cpp()
             from llama_cpp import Llama
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
         except ImportError as e:  # pragma: no cover - dependency problem
             raise BackendError(f"the embedded model needs llama-cpp-python: {e}") from None
-        import llama_cpp
 
         self.path = path
         self.lock = threading.Lock()
