@@ -158,6 +158,17 @@ def tiny_weights():
 
 
 @needs_ort
+def test_texts_run_side_by_side_give_the_vectors_of_texts_run_one_after_another(tiny_weights):
+    forward = minilm_onnx.OnnxForward(minilm_onnx.graph(tiny_weights, heads=4).SerializeToString())
+    texts = [[1, 5, 7, 2], [3, 9], [4, 4, 4, 6, 8], [2]] * 5
+    forward.workers = 2
+    side_by_side = forward.each(texts)
+    forward.workers = 1
+    one_after_another = forward.each(texts)
+    assert [v.tolist() for v in side_by_side] == [v.tolist() for v in one_after_another]
+
+
+@needs_ort
 def test_the_onnx_graph_computes_what_the_numpy_forward_pass_computes(tiny_weights):
     ids = np.array([[1, 5, 7, 2], [3, 9, 0, 0]])
     mask = ids > 0
