@@ -74,14 +74,9 @@ def assessors(seed: int, doc_tokens: int) -> list[tuple[str, str]]:
 
 
 def load(data: Path):
-    from qrelkit.data import load_qrels, read_runs
-    from qrelkit.types import Topic
+    from qrelkit.data import load_qrels, load_topics, read_runs
 
-    topics = {}
-    for line in (data / "topics.tsv").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            qid, text = line.split("\t", 1)
-            topics[qid] = Topic(qid, text.strip())
+    topics = load_topics(data / "topics.tsv")
     nist = dict(load_qrels(data / "qrels.txt").pairs)
     runs = read_runs(str(data / "runs" / "official"), max_depth=1000)
     return topics, nist, runs

@@ -82,19 +82,9 @@ BUDGETS = ["3.5%", "12.5%", "25%", "50%"]
 
 
 def read_collection(data: Path):
-    from qrelkit.types import Qrel, Topic
+    from qrelkit.data import load_topics, read_qrels
 
-    topics = {}
-    for line in (data / "topics.tsv").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            qid, text = line.split("\t", 1)
-            topics[qid] = Topic(qid, text.strip())
-    qrels = []
-    for line in (data / "qrels.txt").read_text().splitlines():
-        if line.strip():
-            q, _, d, g = line.split()
-            qrels.append(Qrel(q, d, int(g)))
-    return topics, qrels, data / "passages.jsonl"
+    return load_topics(data / "topics.tsv"), list(read_qrels(data / "qrels.txt")), data / "passages.jsonl"
 
 
 def stratified(qrels, n: int, seed: int, exclude=frozenset()):
@@ -293,15 +283,10 @@ def main(argv=None) -> int:
 # ---- judges that learn from people: the hybrid pool and the budget curve -----------------------
 def load_hybrid(data: Path, n_topics, max_cases, seed: int):
     """Pool the official runs (depth 10, people's share = top 3), and subsample the LLM share."""
-    from qrelkit.data import load_qrels, read_runs
+    from qrelkit.data import load_qrels, load_topics, read_runs
     from qrelkit.pool import build_pool
-    from qrelkit.types import Topic
 
-    topics = {}
-    for line in (data / "topics.tsv").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            qid, text = line.split("\t", 1)
-            topics[qid] = Topic(qid, text.strip())
+    topics = load_topics(data / "topics.tsv")
     nist = dict(load_qrels(data / "qrels.txt").pairs)
     runs = read_runs(str(data / "runs" / "official"), max_depth=1000)
     pool = build_pool(runs, depth=10, human_depth=3, qrels=nist, topics=sorted({q for q, _ in nist}))
