@@ -74,7 +74,7 @@ def ab_report(store, settings: AnnotateSettings) -> list[ArmResult]:
     qthr = qrels_threshold(store, settings)
     ref = {p: int(g >= qthr) for p, g in store.qrels().items()}
     arms: dict[bool, dict] = {True: defaultdict(list), False: defaultdict(list)}
-    for name, uid, qid, docid, grade, _c, _s, shown, _t, kind, _e in store.vote_records():
+    for _name, uid, qid, docid, grade, _c, _s, shown, _t, kind, _e in store.vote_records():
         if kind != "escalation" or uid in excluded:
             continue
         task = task_of(store, settings, qid)
