@@ -36,7 +36,7 @@ def plan_client(model: str):
 
 def induce_all(store, client, qids, reading) -> list[dict]:
     from qrelkit.judges.narrative import induce_narratives
-    from qrelkit.judges.runner import resolve_task
+    from qrelkit.judging.selection import resolve_task
 
     rows = []
     for q in qids:

@@ -83,7 +83,7 @@ def make_ws(path: Path, n: int):
 def judge_once(root: Path, name: str, n: int, work_ms: float, actors: int, concurrency: int) -> tuple[float, dict]:
     from qrelkit.engines import parse_engine
     from qrelkit.engines.ray import RayBackend
-    from qrelkit.judges.runner import run_judging
+    from qrelkit.judging.runner import run_judging
     from qrelkit.llm import Client
 
     store = make_ws(root / name, n)

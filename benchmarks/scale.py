@@ -47,7 +47,7 @@ STAGES = ("docs", "init", "pool", "judge", "export", "evaluate", "report")
 
 JUDGE = r"""
 import json, sys, zlib
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
 from qrelkit.store import Store
 

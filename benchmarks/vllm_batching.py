@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests" / "llm_layer" / "fake_vllm"))
 def run(cases: int, concurrency: int, step_ms: float) -> dict:
     import vllm
 
-    from qrelkit.judges.runner import run_judging
+    from qrelkit.judging.runner import run_judging
     from qrelkit.llm import make_client, vllm_backend
     from qrelkit.store import Store
     from qrelkit.types import Case, Doc, Topic

@@ -1,4 +1,5 @@
-"""`fill` and `build` declare their shared options once, and a bad spec given to them is a user error."""
+"""`judge`, `fill` and `build` take their options from the one option table
+(:data:`qrelkit.options.OPTIONS`), as the plan files do; a bad spec given to them is a user error."""
 
 from __future__ import annotations
 
@@ -7,20 +8,70 @@ import dataclasses
 import pytest
 import typer
 
+from qrelkit import options as opts
 from qrelkit.cli import app, main
-from qrelkit.cli.jobs import JobOptions
 from qrelkit.demo import demo_paths
+from qrelkit.plan import Plan, load_plan
 
-SHARED = {f.name for f in dataclasses.fields(JobOptions)}
-
-
-def params(command: str) -> set[str]:
-    return {p.name for p in typer.main.get_command(app).commands[command].params}
+COMMON = {"workspace", "as_json"}
 
 
-@pytest.mark.parametrize(("command", "own"), [("fill", {"qrels", "rag"}), ("build", {"human_depth", "people"})])
-def test_a_job_command_has_the_shared_options_and_its_own(command, own):
-    assert params(command) == SHARED | own
+def command(name: str):
+    return typer.main.get_command(app).commands[name]
+
+
+def params(name: str) -> set[str]:
+    return {p.name for p in command(name).params}
+
+
+@pytest.mark.parametrize(("name", "own"), [("fill", {"plan", "rag"}), ("build", {"plan"}), ("judge", {"oracle"})])
+def test_a_judging_command_has_exactly_the_table_options_of_its_command_and_its_own(name, own):
+    assert params(name) == {o.name for o in opts.for_command(name)} | COMMON | own
+
+
+@pytest.mark.parametrize("name", ["judge", "fill", "build"])
+def test_every_table_option_of_a_command_shows_its_help_and_flag(name):
+    shown = {p.name: p for p in command(name).params}
+    for o in opts.for_command(name):
+        assert o.cli_flag in shown[o.name].opts
+        assert shown[o.name].help.startswith(o.help)
+
+
+def test_the_plan_has_one_field_per_plan_key_of_the_table_and_prices():
+    keys = {o.name for o in opts.OPTIONS if o.section}
+    assert {f.name for f in dataclasses.fields(Plan)} == keys | {"prices"}
+
+
+def test_the_plan_defaults_are_the_table_defaults():
+    plan = Plan()
+    for o in opts.OPTIONS:
+        if o.section:
+            assert getattr(plan, o.name) == o.default, o.name
+
+
+@pytest.mark.parametrize("o", [o for o in opts.OPTIONS if o.section and o.bounds[0] is not None],
+                         ids=lambda o: o.name)
+def test_a_plan_value_below_the_table_bound_is_refused_naming_the_line(tmp_path, o):
+    plan = tmp_path / "plan.toml"
+    low = o.bounds[0]
+    bad = int(low) - 1 if o.type_name == "int" else low - 0.5
+    plan.write_text(f"# a plan\n[{o.section}]\n{o.name} = {bad}\n")
+    with pytest.raises(Exception) as e:
+        load_plan(plan)
+    assert e.value.line == 3
+    assert f"{o.name} must be at least" in str(e.value)
+
+
+def test_a_new_table_option_with_a_section_becomes_a_plan_key(monkeypatch, tmp_path):
+    """Adding an option is one entry: the plan validation reads the table."""
+    extra = opts.JobOption("extra_knob", "int", 1, "a knob", "judge", frozenset(), (1, 5))
+    monkeypatch.setitem(opts.BY_NAME, "extra_knob", extra)
+    monkeypatch.setitem(opts.SECTIONS, "judge", opts.SECTIONS["judge"] + ("extra_knob",))
+    plan = tmp_path / "plan.toml"
+    plan.write_text("[judge]\nextra_knob = 9\n")
+    with pytest.raises(Exception) as e:
+        load_plan(plan)
+    assert "extra_knob must be at most 5" in str(e.value)
 
 
 @pytest.mark.parametrize(

@@ -57,12 +57,12 @@ def score(
     ``runs``: paths (files, folders, globs) or runs from :func:`read_runs`;
     ``qrels``: a path, a ``{(qid, docid): grade}`` mapping or Qrel records.
     Measures are ir_measures names; binary ones use ``threshold`` (``auto``: 1
-    for binary qrels, 2 for graded ones; see :mod:`qrelkit.evaluate.threshold`),
+    for binary qrels, 2 for graded ones; see :mod:`qrelkit.relevance`),
     which is kept in ``df.attrs``."""
     import pandas as pd
 
     from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_runs
-    from qrelkit.evaluate.threshold import resolve_threshold
+    from qrelkit.relevance import resolve_threshold
 
     pairs = _pairs(qrels)
     thr = resolve_threshold(threshold, pairs, qrels if isinstance(qrels, (str, Path)) else None)
@@ -77,8 +77,8 @@ def holes(runs: Any, qrels: QrelsLike, depth: int = 10, new_qrels: Optional[Qrel
           threshold: Union[str, int] = "auto") -> dict:
     """Pooled pairs, holes and per-run Judged@k / Unjudged@k, with ``new_qrels``
     also Hole@k (the `qrelkit holes --json` object)."""
-    from qrelkit.evaluate.threshold import resolve_threshold
     from qrelkit.pool import holes_report
+    from qrelkit.relevance import resolve_threshold
 
     pairs = _pairs(qrels)
     thr = resolve_threshold(threshold, pairs, qrels if isinstance(qrels, (str, Path)) else None)

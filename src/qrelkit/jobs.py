@@ -13,110 +13,109 @@ the job again after an interruption (or after people have voted) continues
 where it stopped: finished cases are not judged again and cached calls cost
 nothing. A job that needs people stops with ``state="waiting"`` and a
 message saying which command serves the app.
+
+The job itself — method, model, budget, threshold, depths — is stored by the first call and
+continued exactly by every later one (:mod:`qrelkit.job`); a judging call holds the workspace's
+writer lock (:mod:`qrelkit.store.lock`), so two processes never pay for one case twice.
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from qrelkit import __version__
 from qrelkit.errors import UsageError
-from qrelkit.judging import JudgingJob, run_job
+from qrelkit.job import Job, record_job, resolve_job
+from qrelkit.judging import run_job
+from qrelkit.judging.summary import JudgeSummary
 from qrelkit.plan import Plan
 from qrelkit.store import Store
+from qrelkit.store.lock import writer_lock
+from qrelkit.store.waiting import PeopleWaiting
 
 MERGED_QRELS = "qrels.merged.txt"
 REPORT = "report.html"
+DONE, PARTIAL, WAITING = "done", "partial", "waiting"
 
 
 @dataclass(frozen=True)
 class JobResult:
-    """What a job did and where it stands; ``state`` is ``done`` or ``waiting``."""
+    """What a job did and where it stands, in typed parts; :meth:`to_dict` is the one place it
+    becomes the ``--json`` object (whose keys are the command-line contract)."""
 
     job: str
     workspace: Path
-    state: str
+    state: str  # done | partial | waiting
     message: str
-    method: Optional[str] = None
-    model: Optional[str] = None
-    pool: dict = field(default_factory=dict, hash=False)
-    judge: dict = field(default_factory=dict, hash=False)
-    people: dict = field(default_factory=dict, hash=False)
-    merged: dict = field(default_factory=dict, hash=False)
+    stored: Optional[Job] = None
+    pool: dict = field(default_factory=dict, hash=False)  # workspace.pool_workspace's counts
+    summary: Optional[JudgeSummary] = None
+    waiting: Optional[PeopleWaiting] = None
+    merged: dict = field(default_factory=dict, hash=False)  # merge.MergeResult.counts()
     qrels: Optional[Path] = None
     report: Optional[Path] = None
     evaluation: dict = field(default_factory=dict, hash=False)
     rag: dict = field(default_factory=dict, hash=False)  # fill --rag: generate + grade (qrelkit.rag.workspace)
 
+    @property
+    def method(self) -> Optional[str]:
+        return self.stored.method_id if self.stored else None
+
+    @property
+    def model(self) -> Optional[str]:
+        return self.summary.model if self.summary else self.stored.model_id if self.stored else None
+
+    @property
+    def judge(self) -> dict:
+        return self.summary.as_dict() if self.summary else {}
+
+    @property
+    def people(self) -> dict:
+        return self.waiting.to_json() if self.waiting else {}
+
     def to_dict(self) -> dict:
         return {
             "job": self.job, "workspace": str(self.workspace), "state": self.state, "message": self.message,
-            "method": self.method, "model": self.model, "pool": self.pool, "judge": self.judge,
-            "people": self.people, "merged": self.merged,
+            "method": self.method, "model": self.model, "stored_job": self.stored.describe() if self.stored else None,
+            "pool": self.pool, "judge": self.judge, "people": self.people, "merged": self.merged,
             "qrels": str(self.qrels) if self.qrels else None,
             "report": str(self.report) if self.report else None, "evaluation": self.evaluation,
         } | ({"rag": self.rag} if self.rag else {})
 
 
-
-
 def _serve_hint(ws: Path) -> str:
     return (
         f"add annotators with `qrelkit annotate users add NAME -w {ws}`, serve the app with "
-        f"`qrelkit annotate serve -w {ws}`, then run this command again to continue"
+        f"`qrelkit annotate serve -w {ws}`, then run `qrelkit {{job}} -w {ws}` to continue"
     )
 
 
-def _judging_job(job: str, plan: Plan, auto: bool, read_cache: bool) -> JudgingJob:
-    """The plan's judging options as a judging job over the LLM's share."""
-    return JudgingJob(
-        method=plan.method, model=plan.model, command=job, task=plan.task, share="llm", limit=plan.limit,
-        concurrency=plan.concurrency, budget=plan.budget, prefilter=plan.prefilter,
-        adjudicator="llm" if auto else None, threshold=plan.threshold, read_cache=read_cache, prices=plan.prices,
-        engine=plan.engine,
-    )
-
-
-def _finish(store: Store, ws: Path, method: str, model: str, report: bool,
-            threshold: int | str) -> tuple[dict, Path, Optional[Path], dict]:
+def _finish(store: Store, ws: Path, job: Job, report: bool, judged: bool) -> tuple[dict, Path, Optional[Path], dict]:
+    """Merge the job's labels, write the merged qrels and (with ``report``) the report."""
     from qrelkit.merge import merge, write_merged
 
-    result = merge(store, method=method, model=model)
+    result = merge(store, method=job.method_id, model=job.model_id, strict=judged)
     out = ws / MERGED_QRELS
     write_merged(result, out)
     report_path = None
     evaluation: dict = {}
     if report:
-        from qrelkit.evaluate.threshold import resolve_threshold
+        from qrelkit.relevance import resolve_threshold
         from qrelkit.report.report import report_from_store
 
         # resolved against the merged labels: a collection built from scratch by the
         # answer task has no original qrels, but its new 0/1 labels make it binary
         merged = {(label.qid, label.docid): label.grade for label in result.labels}
-        resolved = resolve_threshold(threshold, merged, ws / MERGED_QRELS)
+        resolved = resolve_threshold(job.threshold, merged, ws / MERGED_QRELS)
         files = report_from_store(store, ws / REPORT, merged_result=result, threshold=resolved.value)
         report_path = files.html
-        evaluation = _evaluation_summary(files.data)
+        evaluation = files.headline()
     return result.counts(), out, report_path, evaluation
 
 
-def _evaluation_summary(data: dict) -> dict:
-    """The before/after headline numbers of the report."""
-    scores = data.get("scores") or {}
-    comp = scores.get("comparison") or {}
-    out: dict = {"measure": scores.get("measure")} if scores.get("available") else {}
-    for key in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
-        if key in comp:
-            out[key] = comp[key]
-    holes = data.get("holes") or {}
-    if holes.get("available"):
-        out["mean_hole_rate"] = holes.get("mean_hole_rate")
-    return out
-
-
-def _as_plan(plan: Plan | Path | str | None) -> Plan:
+def _as_plan(plan: "Plan | Path | str | None") -> "Plan":
     """A plan given as a value, a TOML file or not at all."""
     if isinstance(plan, (str, Path)):
         from qrelkit.plan import load_plan
@@ -125,11 +124,22 @@ def _as_plan(plan: Plan | Path | str | None) -> Plan:
     return plan or Plan()
 
 
-def _record_plan(store: Store, job: str, plan: Plan) -> None:
-    store.set_meta("plan", {"job": job, "plan": plan.to_dict(), "qrelkit_version": __version__})
+def _plan_given(plan: "Plan | Path | str | None", loaded: "Plan") -> dict[str, Any]:
+    """The values a plan file gives (they count as given, like options): those that differ from
+    the defaults. No plan: nothing given."""
+    if plan is None:
+        return {}
+    default = Plan()
+    return {k: getattr(loaded, k) for k in loaded.__dataclass_fields__
+            if k != "prices" and getattr(loaded, k) != getattr(default, k)}
 
 
-def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool) -> None:
+def _record_plan(store: Store, kind: str, plan: "Plan", job: Job) -> None:
+    store.set_meta("plan", {"job": kind, "plan": plan.to_dict(), "qrelkit_version": __version__,
+                            "method": job.method_id, "model": job.model_id})
+
+
+def _ensure_loaded(store: Store, plan: "Plan", need_qrels: bool) -> None:
     from qrelkit.workspace import load_collection
 
     if plan.topics and plan.docs:
@@ -146,37 +156,56 @@ def _ensure_loaded(store: Store, plan: Plan, need_qrels: bool) -> None:
         raise UsageError("--runs needs --topics and --docs as well (or init the workspace first)")
 
 
-def _pooled(store: Store, job: str, plan: Plan, human_depth: Optional[int], people: Optional[str] = None) -> dict:
-    """The first steps of both jobs: record the plan, load the inputs, pool (idempotent)."""
+@dataclass(frozen=True)
+class RunSettings:
+    """How a job runs this time (none of it changes a label)."""
+
+    auto: bool = False
+    report: bool = True
+    read_cache: bool = True
+    rejudge: bool = False
+    wait: bool = False
+    progress: Optional[Callable] = None
+    rag: bool = False
+
+
+def _start(store: Store, kind: str, plan_arg: Any, options: dict, run: RunSettings) -> tuple[Job, dict]:
+    """Load the inputs, resolve and store the job, pool: the first steps of both jobs (idempotent)."""
     from qrelkit.workspace import pool_workspace
 
-    _record_plan(store, job, plan)
-    _ensure_loaded(store, plan, need_qrels=job == "fill")
-    return pool_workspace(store, depth=plan.depth, human_depth=human_depth, people=people)
+    plan = _as_plan(plan_arg)
+    given = {**_plan_given(plan_arg, plan), **{k: v for k, v in options.items() if v is not None}}
+    if run.auto:
+        given["auto"] = True
+    effective = plan.override(**{k: v for k, v in options.items() if k in plan.__dataclass_fields__})
+    _ensure_loaded(store, effective, need_qrels=kind == "fill")
+    job = resolve_job(store, kind, effective, given, rejudge=run.rejudge)
+    record_job(store, job, rejudge=run.rejudge)
+    _record_plan(store, kind, effective, job)
+    pool = pool_workspace(store, depth=job.depth, human_depth=job.human_depth, people=job.people)
+    return job, pool
 
 
-def _judge_merge_report(job: str, store: Store, ws: Path, plan: Plan, pool: dict, auto: bool, report: bool,
-                        read_cache: bool, progress: Optional[Callable]) -> JobResult:
-    """The steps both jobs share once the pool is ready: judge the LLM's share,
-    stop for people if anything waits for them (unless ``auto``), else merge,
-    evaluate and report."""
-    judge = run_job(store, _judging_job(job, plan, auto, read_cache), progress).as_dict()
-    method_id, model_id = judge["method"], judge["model"]
-    waiting = store.waiting_for_people().to_json()
-    if waiting["waiting"] and not auto:
+def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSettings) -> JobResult:
+    """The steps both jobs share once the pool is ready: judge the LLM's share, stop for people
+    if anything waits for them (unless ``auto``), else merge, evaluate and report."""
+    summary = run_job(store, job.judging(run.read_cache), run.progress)
+    waiting = store.waiting_for_people()
+    if len(waiting) and not job.auto:
         from qrelkit.annotate.tasks import sync_tasks
 
         sync_tasks(store)
-        msg = f"{waiting['waiting']} cases wait for people; " + _serve_hint(ws)
-        return JobResult(job, ws, "waiting", msg, method_id, model_id, pool, judge, waiting)
-    merged, out, rep, evaluation = _finish(store, ws, method_id, model_id, report, plan.threshold)
-    msg = f"merged qrels in {out}" + (f"; report in {rep}" if rep else "")
-    return JobResult(job, ws, "done", msg, method_id, model_id, pool, judge, waiting, merged, out, rep, evaluation)
+        msg = f"{len(waiting)} cases wait for people; " + _serve_hint(ws).format(job=job.kind)
+        return JobResult(job.kind, ws, WAITING, msg, job, pool, summary, waiting)
+    merged, out, rep, evaluation = _finish(store, ws, job, run.report, judged=summary.cases > 0)
+    msg = ("nothing to judge: the pool has no holes; " if summary.cases == 0 else "") + f"merged qrels in {out}"
+    msg += f"; report in {rep}" if rep else ""
+    return JobResult(job.kind, ws, DONE, msg, job, pool, summary, waiting, merged, out, rep, evaluation)
 
 
 def fill(
     workspace: Path | str,
-    plan: Plan | Path | str | None = None,
+    plan: "Plan | Path | str | None" = None,
     *,
     auto: bool = False,
     report: bool = True,
@@ -191,30 +220,32 @@ def fill(
     from every run's top-10 and grade them (:mod:`qrelkit.rag.workspace`), so the
     report shows retrieval–generation alignment before and after.
 
-    ``options`` override the plan: topics, docs, qrels, runs, depth, method,
-    model, task, budget, concurrency, prefilter, limit, threshold, engine. The people's
-    share is empty in this job (``human_depth`` 0): every hole goes to the judge,
-    and people only see what the judge escalates.
+    ``options`` are the option table's (:data:`qrelkit.options.OPTIONS`): topics, docs, qrels,
+    runs, depth, method, model, task, budget, concurrency, prefilter, limit, threshold, engine,
+    and ``rejudge``/``wait``. The first call stores the job; later calls continue it
+    (:mod:`qrelkit.job`). The people's share is empty in this job (``human_depth`` 0): every hole
+    goes to the judge, and people only see what the judge escalates.
     """
-    plan = _as_plan(plan).override(**options)
+    run = RunSettings(auto=auto, report=report, read_cache=read_cache, rejudge=bool(options.pop("rejudge", False)),
+                      wait=bool(options.pop("wait", False)), progress=progress, rag=rag)
     ws = Path(workspace)
-    with Store.create(ws) as store:
-        pool = _pooled(store, "fill", plan, human_depth=0)
-        rag_summary = _rag(store, plan, read_cache) if rag else {}
-        result = _judge_merge_report("fill", store, ws, plan, pool, auto, report, read_cache, progress)
+    with writer_lock(ws, "fill", wait=run.wait), Store.create(ws) as store:
+        job, pool = _start(store, "fill", plan, options, run)
+        rag_summary = _rag(store, job, run) if rag else {}
+        result = _judge_merge_report(store, ws, job, pool, run)
         return dataclasses.replace(result, rag=rag_summary) if rag_summary else result
 
 
-def _rag(store: Store, plan: Plan, read_cache: bool) -> dict:
+def _rag(store: Store, job: Job, run: RunSettings) -> dict:
     from qrelkit.rag.workspace import rag_in_workspace
 
-    client = _judging_job("fill", plan, False, read_cache).client(store)
-    return rag_in_workspace(store, client, concurrency=plan.concurrency)
+    client = job.judging(run.read_cache).client(store)
+    return rag_in_workspace(store, client, concurrency=job.concurrency)
 
 
 def build(
     workspace: Path | str,
-    plan: Plan | Path | str | None = None,
+    plan: "Plan | Path | str | None" = None,
     *,
     auto: bool = False,
     report: bool = True,
@@ -229,18 +260,20 @@ def build(
     their labels are in, the rest of the pool is judged by ``method`` (default
     ``narrative``: relevance narratives induced from the people's labels).
     """
-    plan = _as_plan(plan).override(**options)
+    run = RunSettings(auto=auto, report=report, read_cache=read_cache, rejudge=bool(options.pop("rejudge", False)),
+                      wait=bool(options.pop("wait", False)), progress=progress)
     ws = Path(workspace)
-    with Store.create(ws) as store:
-        pool = _pooled(store, "build", plan, human_depth=plan.human_depth, people=plan.people)
+    with writer_lock(ws, "build", wait=run.wait), Store.create(ws) as store:
+        job, pool = _start(store, "build", plan, options, run)
         from qrelkit.annotate.tasks import sync_tasks
 
-        waiting = store.waiting_for_people().to_json()
-        if waiting["people_share"]:
+        waiting = store.waiting_for_people()
+        if waiting.people_share:
             sync_tasks(store)
-            msg = f"{waiting['people_share']} cases of the people's share wait for people; " + _serve_hint(ws)
-            return JobResult("build", ws, "waiting", msg, None, None, pool, {}, waiting)
-        return _judge_merge_report("build", store, ws, plan, pool, auto, report, read_cache, progress)
+            msg = (f"{len(waiting.people_share)} cases of the people's share wait for people; "
+                   + _serve_hint(ws).format(job="build"))
+            return JobResult("build", ws, WAITING, msg, job, pool, None, waiting)
+        return _judge_merge_report(store, ws, job, pool, run)
 
 
 def recovered(merged_qrels: Path | str, partial_qrels: Path | str, full_qrels: Path | str, threshold: int = 2) -> dict:

@@ -65,8 +65,21 @@ def latest_llm_method(store: Store) -> tuple[Optional[str], Optional[str]]:
     natural default for `export` right after `judge`."""
     return store.latest_llm_method() or (None, None)
 
-def resolve_method(store: Store, method: Optional[str], model: Optional[str]) -> tuple[Optional[str], Optional[str]]:
-    """The (method, model) whose labels are merged: the latest judge by default."""
+def stored_job_method(store: Store) -> tuple[Optional[str], Optional[str]]:
+    """The (method, model) of the workspace's stored job, when it has one that has judged."""
+    job = store.get_meta("job")
+    if job and job.get("method") and store.has_judgments(job["method"], job.get("model_id") or ""):
+        return job["method"], job.get("model_id")
+    return None, None
+
+
+def merged_method(store: Store, method: Optional[str], model: Optional[str],
+                   strict: bool = True) -> tuple[Optional[str], Optional[str]]:
+    """The (method, model) whose labels are merged: the workspace's stored job's (`fill`/`build`),
+    else the latest judge. ``strict``: a method with no judgments is an error (a typo, usually);
+    a job whose pool had no holes merges its method's none."""
+    if method is None and model is None:
+        method, model = stored_job_method(store)
     if method is None and model is None:
         method, model = latest_llm_method(store)
     elif method is not None and model is None:
@@ -74,7 +87,7 @@ def resolve_method(store: Store, method: Optional[str], model: Optional[str]) ->
         if len(models) > 1:
             raise UsageError(f"method {method!r} was run with several models; pick one with --model")
         model = models[0] if models else None
-    if method is not None and not store.has_judgments(method, model or ""):
+    if strict and method is not None and not store.has_judgments(method, model or ""):
         raise UsageError(f"no judgments by method {method!r} with model {model!r} in {store.workspace}")
     return method, model
 
@@ -84,7 +97,7 @@ def iter_merged(store: Store, method: Optional[str], model: Optional[str]) -> It
     ``(qid, docid)`` tuples, streamed: the three sources are read in key order
     from SQLite and merged like sorted files, so memory does not grow with the
     number of labels (a million-pair export, benchmarks/scale.py). ``method`` and
-    ``model`` as :func:`resolve_method` gives them."""
+    ``model`` as :func:`merged_method` gives them."""
     # On a binary collection new labels are written as 0/1 too, whatever scale
     # the judge used, so that the merged qrels keep one scale.
     top = store.max_qrel_grade()
@@ -122,9 +135,10 @@ def iter_merged(store: Store, method: Optional[str], model: Optional[str]) -> It
                               item.round, item.provenance)
 
 
-def merge(store: Store, method: Optional[str] = None, model: Optional[str] = None) -> MergeResult:
+def merge(store: Store, method: Optional[str] = None, model: Optional[str] = None,
+          strict: bool = True) -> MergeResult:
     """Merge original, human and one judge's labels (see module docstring)."""
-    method, model = resolve_method(store, method, model)
+    method, model = merged_method(store, method, model, strict)
     labels: list[MergedLabel] = []
     unresolved: list[Pair] = []
     for item in iter_merged(store, method, model):
@@ -135,7 +149,7 @@ def merge(store: Store, method: Optional[str] = None, model: Optional[str] = Non
 def export_merged(store: Store, out: Path, method: Optional[str] = None, model: Optional[str] = None) -> dict:
     """Write the merged qrels and their provenance as :func:`write_merged` does,
     streaming; returns what ``qrelkit export`` prints (paths, method, counts)."""
-    method, model = resolve_method(store, method, model)
+    method, model = merged_method(store, method, model)
     counts = Counter()
     unresolved = 0
 

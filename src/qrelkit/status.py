@@ -43,4 +43,17 @@ def workspace_status(store: Store) -> dict:
         "votes": store.vote_count(),
         "spent": totals,
         "commands": {st: sum(r.status == st for r in runs) for st in ("running", "interrupted")},
+        "job": _job(store),
     }
+
+
+def _job(store: Store) -> dict | None:
+    """The workspace's stored job (qrelkit.job), as `status` and the report show it."""
+    from qrelkit.job import stored_job
+
+    job = stored_job(store)
+    if not job:
+        return None
+    keys = ("kind", "method", "model_id", "model", "task", "budget", "threshold", "depth", "limit", "auto",
+            "concurrency", "engine", "legacy")
+    return {k: job.get(k) for k in keys if k in job}

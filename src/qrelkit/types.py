@@ -171,7 +171,7 @@ class Provenance:
 
     @property
     def budget(self) -> Optional[dict]:
-        """The ``--budget`` decision on an escalation, if one was made (see qrelkit.judges.budget)."""
+        """The ``--budget`` decision on an escalation, if one was made (see qrelkit.judging.budget)."""
         return self.data.get("budget")
 
     @property

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from qrelkit.engines import parse_engine
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Topic

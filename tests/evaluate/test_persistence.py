@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from qrelkit.cli import app
 from qrelkit.data import write_qrels
 from qrelkit.evaluate.persistence import by_round
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic

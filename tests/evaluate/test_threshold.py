@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from qrelkit.cli import app
 from qrelkit.data import load_qrels, write_qrels
 from qrelkit.errors import InputError, UsageError
-from qrelkit.evaluate.threshold import parse_threshold, resolve_threshold
+from qrelkit.relevance import parse_threshold, resolve_threshold
 
 from .helpers import dl19
 

@@ -79,7 +79,7 @@ def build(out: Path) -> None:
     from qrelkit.annotate.votes import cast_vote
     from qrelkit.demo import demo_paths
     from qrelkit.judges import canonical
-    from qrelkit.judges.runner import run_judging
+    from qrelkit.judging.runner import run_judging
     from qrelkit.merge import merge, write_merged
     from qrelkit.store import Store
     from qrelkit.workspace import load_collection, pool_workspace

@@ -35,7 +35,7 @@ def client(store=None):
 
 
 def build(out: Path) -> None:
-    from qrelkit.judges.runner import run_judging
+    from qrelkit.judging.runner import run_judging
     from qrelkit.store import Store
     from qrelkit.types import Case, Doc, Qrel, Topic
 

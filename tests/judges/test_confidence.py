@@ -13,7 +13,7 @@ from qrelkit.errors import CapabilityError, UsageError
 from qrelkit.judges import canonical, parse_spec
 from qrelkit.judges.calibration import allowance, fit, sigmoid, uncertain_first
 from qrelkit.judges.confidence import yes_no
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.llm import CHAT, JSON_SCHEMA, TOP_LOGPROBS, Client, Completion, ScriptedBackend, TokenLogprob
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic
@@ -290,7 +290,7 @@ def test_cli_judge_with_an_oracle(ws, monkeypatch):
 
 
 def test_calibration_sample_is_bounded_and_keeps_the_base_rate(ws):
-    from qrelkit.judges.labels import HumanLabel, sample_labels
+    from qrelkit.judges.learning import HumanLabel, sample_labels
 
     client = yesno_client(store=ws)
     s = run_judging(ws, "confidence(calib=20,batch=40)", client)

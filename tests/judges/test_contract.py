@@ -9,7 +9,7 @@ import pytest
 
 from qrelkit.judges import REGISTRY, build, methods, register
 from qrelkit.judges.base import AdjudicatingJudge, BatchJudge, ChainJudge, Judge, LearningJudge, Task
-from qrelkit.judges.labels import labelled_pairs
+from qrelkit.judging.labels import labelled_pairs
 from qrelkit.llm.base import Usage
 from qrelkit.store import Store
 from qrelkit.types import Doc, Judgment, Provenance, Qrel, Topic

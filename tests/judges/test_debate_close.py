@@ -7,7 +7,7 @@ from __future__ import annotations
 from engines.scripted import debate_reply
 from llm_layer.test_vllm_backend import make_store, vllm  # noqa: F401  (vllm is a fixture)
 
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
 from qrelkit.llm.vllm_backend import VLLMBackend
 

@@ -11,8 +11,8 @@ import pytest
 from qrelkit.errors import UsageError
 from qrelkit.judges import JudgeInput, Task, canonical, parse_spec
 from qrelkit.judges.icl import ExamplePool
-from qrelkit.judges.labels import HumanLabel, LearningContext
-from qrelkit.judges.runner import run_judging
+from qrelkit.judges.learning import HumanLabel, LearningContext
+from qrelkit.judging.runner import run_judging
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic
 

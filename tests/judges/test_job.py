@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from qrelkit.errors import UsageError
-from qrelkit.judges.runner import resolve_task
 from qrelkit.judging import JudgingJob, run_job
+from qrelkit.judging.selection import resolve_task
 from qrelkit.store import Store
 from qrelkit.types import Qrel, Topic
 

@@ -61,9 +61,11 @@ def test_output_json_is_the_default_and_keeps_the_id(spec, old):
 
 
 def test_the_embedded_models_grammar_compiles_the_enum():
-    from qrelkit.llm.local import LocalBackend  # noqa: F401  (llama_cpp is installed with qrelkit)
-    from llama_cpp.llama_grammar import LlamaGrammar
     import json
+
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    from qrelkit.llm.local import LocalBackend  # noqa: F401  (llama_cpp is installed with qrelkit)
 
     assert LlamaGrammar.from_json_schema(json.dumps(SCHEMA), verbose=False) is not None
 

@@ -8,7 +8,7 @@ import pytest
 
 from qrelkit.errors import UsageError
 from qrelkit.judges import canonical, parse_spec
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic

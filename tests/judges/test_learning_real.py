@@ -10,7 +10,7 @@ import json
 import pytest
 
 from qrelkit.judges import STATUSES
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 
 from .conftest import embedded_model_workspace
 

@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 
 from qrelkit.judges import parse_spec
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.merge import merge, write_merged
 from qrelkit.store import Store
 

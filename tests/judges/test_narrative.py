@@ -14,7 +14,7 @@ from qrelkit.errors import UsageError
 from qrelkit.judges import canonical
 from qrelkit.judges.narrative import read_reply
 from qrelkit.judges.narrative_edits import parse_edit, save_edit
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic

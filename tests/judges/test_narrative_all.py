@@ -9,7 +9,7 @@ import re
 import pytest
 
 from qrelkit.judges.instructor import plan_batches, prompt_tokens
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic
 

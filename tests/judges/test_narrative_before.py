@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc
 

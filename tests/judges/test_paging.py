@@ -8,7 +8,8 @@ import signal
 
 import pytest
 
-from qrelkit.judges.runner import _Recorder, run_judging, select_cases
+from qrelkit.judging.runner import _Recorder, run_judging
+from qrelkit.judging.selection import select_cases
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Topic
 

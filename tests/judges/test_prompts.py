@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
-import re
 
 from qrelkit import prompts
 from qrelkit.judges import build

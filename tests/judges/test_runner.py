@@ -7,7 +7,9 @@ import json
 import pytest
 
 from qrelkit.errors import UsageError
-from qrelkit.judges.runner import list_escalations, run_judging, select_cases
+from qrelkit.judging.escalation import list_escalations
+from qrelkit.judging.runner import run_judging
+from qrelkit.judging.selection import select_cases
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.llm.client import Client
 from qrelkit.llm.scripted import ScriptedBackend
 from qrelkit.status import workspace_status

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from qrelkit.errors import InputError
-from qrelkit.judges.runner import run_judging
-from qrelkit.judges.selection import resolve_task
+from qrelkit.judging.runner import run_judging
+from qrelkit.judging.selection import resolve_task
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Qrel, Topic
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from qrelkit.errors import UsageError
-from qrelkit.judges.runner import run_judging
+from qrelkit.judging.runner import run_judging
 from qrelkit.llm import canonical_model_id, make_client, parse_spec
 from qrelkit.llm.base import Message
 from qrelkit.store import Store

@@ -124,8 +124,8 @@ def holes(
     as_json: bool = JsonOpt,
 ) -> None:
     """Per-run Judged@k and Unjudged@k, the unlabelled pooled pairs, and with new labels Hole@k."""
-    from qrelkit.evaluate.threshold import resolve_threshold
     from qrelkit.pool import holes_report
+    from qrelkit.relevance import resolve_threshold
 
     if workspace is None and (not runs or qrels is None):
         raise UsageError("pass -w/--workspace, or both --runs and --qrels")

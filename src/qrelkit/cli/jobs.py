@@ -1,24 +1,17 @@
 """The main jobs: fill, build, and the demo that runs fill on bundled data."""
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
-import typing
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Optional
 
 import typer
 from rich.table import Table
 
+from qrelkit import options as opts
 from qrelkit.cli._app import (
-    EngineOpt,
     JsonOpt,
-    RayActorsOpt,
-    RayAddressOpt,
-    RayCpusOpt,
-    RayGpusOpt,
     WorkspaceOpt,
     app,
     console,
@@ -27,82 +20,58 @@ from qrelkit.cli._app import (
     require_workspace,
 )
 
-_METHOD = typer.Option(None, "--method", help="Judge spec, e.g. 'debate(rounds=2)' (default: likelihood for the "
-                       "embedded model, else debate for fill / narrative for build).")
+
+def table_options(command_name: str) -> Callable:
+    """Give ``command(given: dict, **own)`` the option table's options of ``command_name``
+    (:data:`qrelkit.options.OPTIONS`) on the command line, plus ``-w``, ``--plan`` (the jobs)
+    and ``--json``; ``given`` holds the table's options by name, None where not given."""
+
+    def decorate(command: Callable) -> Callable:
+        own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "given"]
+        table = opts.for_command(command_name)
+        common = [("workspace", Optional[Path], WorkspaceOpt)]
+        if command_name in opts.JOBS:
+            common.append(("plan", Optional[Path], typer.Option(
+                None, "--plan", help="TOML plan file (see the docs' plan reference); options override it.")))
+        common.append(("as_json", bool, JsonOpt))
+        shared = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=opts.typer_option(o, command_name),
+                                    annotation=opts.annotation(o)) for o in table]
+        shared += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=t) for n, t, d in common]
+
+        @functools.wraps(command)
+        def wrapper(**values: Any) -> None:
+            given = {o.name: values.pop(o.name) for o in table}
+            for name, _, _ in common:
+                given[name] = values.pop(name)
+            command(given, **values)
+
+        params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared
+        wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in params}
+        return wrapper
+
+    return decorate
 
 
-def _option(option: Any) -> Any:
-    """A JobOptions field declared by its typer option (whose default it takes)."""
-    return field(default=option.default, metadata={"option": option})
+# the options that say how to run a job rather than what it is (not passed as plan overrides)
+_RUN_FLAGS = ("auto", "no_cache", "no_report", "workspace", "plan", "as_json", "ray_address", "ray_actors",
+              "ray_cpus", "ray_gpus")
 
 
-@dataclass(frozen=True)
-class JobOptions:
-    """The options `fill` and `build` share, declared once: each field is one command-line
-    option (see :func:`job_options`); a command receives them as this one value."""
+def run_job_command(job: Callable, given: dict, **own: Any) -> None:
+    """Run ``job`` (jobs.fill or jobs.build) with the command line's ``given`` options; print."""
+    from qrelkit.engines import engine_option
 
-    workspace: Optional[Path] = _option(WorkspaceOpt)
-    plan: Optional[Path] = _option(typer.Option(None, "--plan", help="TOML plan file; command-line options override it."))
-    topics: Optional[str] = _option(typer.Option(None, "--topics", help="Topics file (TSV or JSONL)."))
-    docs: Optional[str] = _option(typer.Option(None, "--docs", help="Docs file (JSONL or TSV, .gz ok)."))
-    runs: Optional[List[str]] = _option(typer.Option(None, "--runs", help="Runs: files, folders or globs."))
-    depth: Optional[int] = _option(typer.Option(None, "--depth", min=1, help="Pool depth k (default 10)."))
-    method: Optional[str] = _option(_METHOD)
-    model: Optional[str] = _option(typer.Option(
-        None, "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL[,URL2], vllm:MODEL (default local)."))
-    task: Optional[str] = _option(typer.Option(None, "--task", help="auto | answer | graded."))
-    budget: Optional[str] = _option(typer.Option(None, "--budget", help="Cap on escalations to people: N or P%."))
-    concurrency: Optional[int] = _option(typer.Option(None, "--concurrency", min=1, help="Concurrent model calls."))
-    prefilter: Optional[str] = _option(typer.Option(
-        None, "--prefilter", help="Prefilter spec chained before the judge, e.g. 'prefilter(keep=0.9)'."))
-    limit: Optional[int] = _option(typer.Option(None, "--limit", min=1, help="Judge at most N cases (for a trial)."))
-    auto: bool = _option(typer.Option(
-        False, "--auto", help="Do not wait for people: the LLM adjudicator settles escalations."))
-    no_cache: bool = _option(typer.Option(
-        False, "--no-cache", help="Do not read the call cache (calls are still written to it)."))
-    no_report: bool = _option(typer.Option(False, "--no-report", help="Skip the HTML report."))
-    engine: Optional[str] = _option(EngineOpt)
-    ray_address: Optional[str] = _option(RayAddressOpt)
-    ray_actors: Optional[int] = _option(RayActorsOpt)
-    ray_cpus: Optional[float] = _option(RayCpusOpt)
-    ray_gpus: Optional[float] = _option(RayGpusOpt)
-    as_json: bool = _option(JsonOpt)
-
-    def run(self, job: Callable, **own: Any) -> None:
-        """Run ``job`` (jobs.fill or jobs.build) with these options and the command's ``own`` ones; print."""
-        ws = require_workspace(self.workspace)
-        from qrelkit.engines import engine_option
-
-        overrides = {k: getattr(self, k) for k in PLAN_OVERRIDES}
-        overrides["engine"] = engine_option(self.engine, self.ray_address, self.ray_actors, self.ray_cpus,
-                                            self.ray_gpus)
-        with judging_progress(transient=True) as cb:
-            result = job(ws, self.plan, auto=self.auto, report=not self.no_report,
-                         read_cache=not self.no_cache, progress=cb, **overrides, **own)
-        _show(result, self.as_json)
-
-
-# The shared options that override the plan's values (the rest say how to run the job).
-PLAN_OVERRIDES = ("topics", "docs", "runs", "depth", "method", "model", "task", "budget", "concurrency",
-                  "prefilter", "limit")
-
-
-def job_options(command: Callable) -> Callable:
-    """Give ``command(opts: JobOptions, **own)`` the shared options on the command line."""
-    own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "opts"]
-    types = typing.get_type_hints(JobOptions)
-    shared = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.metadata["option"],
-                                annotation=types[f.name]) for f in dataclasses.fields(JobOptions)]
-
-    @functools.wraps(command)
-    def wrapper(**given: Any) -> None:
-        opts = JobOptions(**{p.name: given.pop(p.name) for p in shared})
-        command(opts, **given)
-
-    params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared
-    wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in params}
-    return wrapper
+    ws = require_workspace(given["workspace"])
+    overrides = {k: v for k, v in given.items() if k not in _RUN_FLAGS and v not in (None, False)}
+    overrides["engine"] = engine_option(given.get("engine"), given.get("ray_address"), given.get("ray_actors"),
+                                        given.get("ray_cpus"), given.get("ray_gpus"))
+    if given.get("runs") == []:
+        overrides.pop("runs", None)
+    with judging_progress(transient=True) as cb:
+        result = job(ws, given.get("plan"), auto=bool(given.get("auto")), report=not given.get("no_report"),
+                     read_cache=not given.get("no_cache"), progress=cb, **overrides, **own)
+    _show(result, bool(given.get("as_json")))
 
 
 def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
@@ -136,46 +105,39 @@ def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
 
 
 @app.command()
-@job_options
+@table_options("fill")
 def fill(
-    opts: JobOptions,
-    qrels: Optional[str] = typer.Option(None, "--qrels", help="The existing qrels to complete."),
+    given: dict,
     rag: bool = typer.Option(False, "--rag", help="Also generate answers from each run's top-10 and grade them "
                              "(topics need gold answers); the report then shows RAG alignment."),
 ) -> None:
     """Complete an existing collection: pool -> holes -> judge -> people or adjudicator -> merge -> report.
 
-    Resumable: run the same command again after an interruption, or after
-    people have settled the escalations, and it continues where it stopped."""
+    The first call stores the job in the workspace; run `qrelkit fill -w WS` again after an
+    interruption, or after people have settled the escalations, and it continues exactly that
+    job. An option that would change the job is refused unless you add --rejudge."""
     from qrelkit import jobs
 
-    opts.run(jobs.fill, qrels=qrels, rag=rag)
+    run_job_command(jobs.fill, given, rag=rag)
 
 
 @app.command()
-@job_options
-def build(
-    opts: JobOptions,
-    human_depth: Optional[int] = typer.Option(
-        None, "--human-depth", min=0, help="People judge each run's top-k_human (default 3)."),
-    people: Optional[str] = typer.Option(
-        None, "--people", help="People's-share strategy instead of --human-depth: depth(k_human=3), "
-        "stratified(rate=0.1) (by the reference qrels: simulation only), stratified(rate=0.1, by=rank)."),
-) -> None:
+@table_options("build")
+def build(given: dict) -> None:
     """Build a new collection by hybrid pooling: people judge the top of every run, the judge the rest.
 
     The first run stops after pooling and prints how to serve the app to
-    people; run the same command again once they are done."""
+    people; run `qrelkit build -w WS` again once they are done."""
     from qrelkit import jobs
 
-    opts.run(jobs.build, human_depth=human_depth, people=people)
+    run_job_command(jobs.build, given)
 
 
 @app.command()
 def demo(
     workspace: Path = typer.Option(Path("qrelkit-demo"), "-w", "--workspace", help="Where the demo workspace goes."),
     model: str = typer.Option("local", "--model", help="Model spec (default: the embedded model)."),
-    method: Optional[str] = _METHOD,
+    method: Optional[str] = typer.Option(None, "--method", help=opts.BY_NAME["method"].help),
     as_json: bool = JsonOpt,
 ) -> None:
     """Run `fill --auto` on the bundled demo collection and say how many hidden relevant documents came back.

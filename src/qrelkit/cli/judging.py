@@ -10,12 +10,7 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import (
-    EngineOpt,
     JsonOpt,
-    RayActorsOpt,
-    RayAddressOpt,
-    RayCpusOpt,
-    RayGpusOpt,
     WorkspaceOpt,
     app,
     console,
@@ -23,6 +18,7 @@ from qrelkit.cli._app import (
     print_json,
     require_workspace,
 )
+from qrelkit.cli.jobs import table_options
 
 SUMMARY_KEYS = (
     "method",
@@ -42,75 +38,46 @@ SUMMARY_KEYS = (
 
 
 @app.command()
+@table_options("judge")
 def judge(
-    workspace: Optional[Path] = WorkspaceOpt,
-    method: str = typer.Option(
-        "auto",
-        "--method",
-        help="Judge spec, e.g. 'debate(rounds=2,adjudicator=llm)', 'zero-shot', "
-        "'likelihood(threshold=auto)', 'prefilter(by=likelihood,keep=0.95)+debate', "
-        "'confidence(score=likelihood,budget=12.5%)', 'icl(k=2)', 'narrative(icl=2)', 'debate(narrative=true)'; "
-        "auto = likelihood for the local model, debate otherwise.",
-    ),
-    model: str = typer.Option(
-        "local", "--model", help="Model spec: local, local:/path.gguf, openai:MODEL@URL, vllm:MODEL."
-    ),
-    task: str = typer.Option(
-        "auto", "--task",
-        help="auto|answer|graded (auto: graded for a graded collection, else answer when every topic has answers).",
-    ),
-    share: str = typer.Option(
-        "llm", "--share", help="llm (holes, default) | people | all (every unjudged case) | judged (audit)."
-    ),
-    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="Only the first N selected cases."),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Cases (and calls) in flight at once."),
-    budget: Optional[str] = typer.Option(
-        None, "--budget", help="Cap escalations to people: N or P% of the cases."
-    ),
-    prefilter: Optional[str] = typer.Option(
-        None, "--prefilter", help="Prefilter spec put in front of the method, e.g. 'prefilter(keep=0.95)'."
-    ),
-    threshold: str = typer.Option(
-        "auto", "--threshold",
-        help="Graded task: relevant = grade >= THRESHOLD; auto (default) is 1 when the workspace's qrels are "
-        "binary, 2 when they are graded.",
-    ),
-    no_cache: bool = typer.Option(
-        False, "--no-cache", help="Do not read cached answers (they are still written)."
-    ),
+    given: dict,
     oracle: Optional[Path] = typer.Option(
         None,
         "--oracle",
         help="Simulation: answer escalations from these reference qrels (noted in provenance as 'oracle'; "
         "batch judges such as confidence learn from them). No label is written.",
     ),
-    engine: Optional[str] = EngineOpt,
-    ray_address: Optional[str] = RayAddressOpt,
-    ray_actors: Optional[int] = RayActorsOpt,
-    ray_cpus: Optional[float] = RayCpusOpt,
-    ray_gpus: Optional[float] = RayGpusOpt,
-    as_json: bool = JsonOpt,
 ) -> None:
-    """Judge the workspace's pending cases; re-running resumes where it stopped."""
-    from qrelkit.engines import engine_option
-    from qrelkit.evaluate.threshold import parse_threshold
-    from qrelkit.judging import JudgingJob, run_job
-    from qrelkit.store import Store
+    """Judge the workspace's pending cases; re-running resumes where it stopped.
 
-    ws = require_workspace(workspace)
+    One process judges a workspace at a time: a second one stops naming the first (or waits,
+    with --wait); read-only commands keep working."""
+    from qrelkit import options as opts
+    from qrelkit.engines import engine_option
+    from qrelkit.judging import JudgingJob, run_job
+    from qrelkit.relevance import parse_threshold
+    from qrelkit.store import Store
+    from qrelkit.store.lock import writer_lock
+
+    ws = require_workspace(given["workspace"])
+    value = {o.name: given[o.name] if given[o.name] is not None else o.default for o in opts.for_command("judge")}
     reference = None
     if oracle is not None:
         from qrelkit.data import load_qrels
 
         reference = dict(load_qrels(oracle).pairs)
-    job = JudgingJob(method=method, model=model, task=task, share=share, limit=limit, concurrency=concurrency,
-                     budget=budget, prefilter=prefilter, threshold=parse_threshold(threshold), read_cache=not no_cache,
-                     oracle=reference, engine=engine_option(engine, ray_address, ray_actors, ray_cpus, ray_gpus))
-    job.spec()  # a bad spec or budget is reported before the workspace is opened
-    with Store.open(ws) as store, judging_progress() as update:
+    engine = engine_option(value["engine"], value["ray_address"], value["ray_actors"], value["ray_cpus"],
+                           value["ray_gpus"])
+    job = JudgingJob(method=value["method"], model=value["model"], task=value["task"], share=value["share"],
+                     limit=value["limit"], concurrency=value["concurrency"], budget=value["budget"],
+                     prefilter=value["prefilter"], threshold=parse_threshold(value["threshold"]),
+                     read_cache=not value["no_cache"], oracle=reference, engine=engine)
+    job.spec()  # a bad spec is reported before the workspace is opened
+    with writer_lock(ws, "judge", wait=value["wait"], on_wait=console.print), Store.open(ws) as store, \
+            judging_progress() as update:
         summary = run_job(store, job, update)
     out = summary.as_dict()
-    if as_json:
+    if given["as_json"]:
         print_json(
             {k: out[k] for k in SUMMARY_KEYS} | {k: v for k, v in out.items() if k not in SUMMARY_KEYS}
         )
@@ -143,7 +110,7 @@ def escalations(
 ) -> None:
     """List what waits for people: escalated and failed cases, with the debate history."""
     from qrelkit.judges import parse_spec
-    from qrelkit.judges.runner import list_escalations
+    from qrelkit.judging.escalation import list_escalations
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)

@@ -33,8 +33,8 @@ def load_versions(paths: list[str], allow_empty: bool = False) -> list[tuple[str
 
 
 def threshold_of(spec: str, reference, path):
-    """``--threshold`` resolved against the reference qrels (see :mod:`qrelkit.evaluate.threshold`)."""
-    from qrelkit.evaluate.threshold import resolve_threshold
+    """``--threshold`` resolved against the reference qrels (see :mod:`qrelkit.relevance`)."""
+    from qrelkit.relevance import resolve_threshold
 
     return resolve_threshold(spec, reference, path)
 

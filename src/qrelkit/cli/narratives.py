@@ -145,7 +145,7 @@ def generate(
     """Induce narratives from people's labels now (judges do this on demand)."""
     from qrelkit.errors import UsageError
     from qrelkit.judges.narrative import VARIANTS, Reading, budget_value, docs_count, induce_narratives
-    from qrelkit.judges.runner import resolve_task
+    from qrelkit.judging.selection import resolve_task
     from qrelkit.llm import make_client
     from qrelkit.store import Store
 

@@ -41,7 +41,7 @@ from qrelkit.evaluate.systems import (
     resolve_measures,
     score_shifts,
 )
-from qrelkit.evaluate.threshold import Threshold, resolve_threshold
+from qrelkit.relevance import Threshold, resolve_threshold
 
 __all__ = [
     "Agreement", "JudgeAgreement", "MultiAgreement", "compare_labels", "judgments_agreement", "multi_assessor",

@@ -78,7 +78,7 @@ def build(spec: JudgeSpec | str, defer_adjudication: bool = False) -> Judge:
 
     ``defer_adjudication``: an adjudicating judge (a debate with ``adjudicator=llm``) escalates
     its disagreements instead of settling them at once, because a ``--budget`` will rank them
-    first and have only the overflow settled (see :mod:`qrelkit.judges.escalation`)."""
+    first and have only the overflow settled (see :mod:`qrelkit.judging.escalation`)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
     _load()

@@ -1,14 +1,7 @@
 """What a judge is: a function of (judge input, client) that returns a verdict.
 
-The two relevance tasks live here too, because every judge needs the same
-definitions of a label, a grade and the binary threshold between them:
-
-- ``answer``: binary and answer-aware — relevant when the document supports at
-  least one of the topic's answers (the answers' correctness is out of scope);
-  grade == label.
-- ``graded``: topical 0–3 (0 irrelevant, 1 related, 2 highly relevant,
-  3 perfectly relevant); binary relevance is ``grade >= threshold`` (default 2).
-  The topic's narrative, when present, is part of the prompt.
+The relevance tasks and the status words of a verdict are on the ground floor
+(:mod:`qrelkit.relevance`), shared with the store, merge and the measures.
 
 A judge never retries, caches or counts by itself (the Client does); it only
 turns completions into a :class:`Verdict`, and a call that failed after the
@@ -22,69 +15,24 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.llm.base import Usage
+from qrelkit.relevance import (  # noqa: F401  (the contract's words, defined on the ground floor)
+    ADJUDICATED,
+    ANSWER,
+    AUTO,
+    CONSENSUS,
+    DROPPED,
+    ERROR,
+    ESCALATE,
+    GRADED,
+    STATUSES,
+    TASKS,
+    UNDECIDED,
+    Task,
+)
 from qrelkit.types import Case, Doc, Judgment, Provenance, Topic
 
 if TYPE_CHECKING:
-    from qrelkit.judges.labels import Learned, LearningContext
-
-ANSWER = "answer"
-GRADED = "graded"
-TASKS = (ANSWER, GRADED)
-
-# Status values of a verdict (and of the judgments table).
-CONSENSUS = "consensus"  # debate agents agreed
-AUTO = "auto"  # a single judge's label
-ADJUDICATED = "adjudicated"  # an LLM adjudicator decided
-ESCALATE = "escalate"  # waits for people
-ERROR = "error"  # a call failed or could not be parsed after retries; also waits for people
-DROPPED = "dropped"  # removed by the prefilter, label 0
-STATUSES = (CONSENSUS, AUTO, ADJUDICATED, ESCALATE, ERROR, DROPPED)
-UNDECIDED = (ESCALATE, ERROR)
-
-
-@dataclass(frozen=True)
-class Task:
-    """Which question the judges answer, and where binary relevance starts."""
-
-    name: str = GRADED
-    threshold: int = 2
-
-    def __post_init__(self) -> None:
-        if self.name not in TASKS:
-            raise ValueError(f"unknown task {self.name!r}; choose from {', '.join(TASKS)}")
-
-    @property
-    def graded(self) -> bool:
-        return self.name == GRADED
-
-    @property
-    def field(self) -> str:
-        """The JSON field a model answers in: ``grade`` or ``label``."""
-        return "grade" if self.graded else "label"
-
-    @property
-    def max_grade(self) -> int:
-        return 3 if self.graded else 1
-
-    def binary(self, grade: int) -> int:
-        return int(grade >= self.threshold) if self.graded else int(grade >= 1)
-
-    def template(self) -> prompts.Template:
-        return prompts.load(f"task_{self.name}")
-
-    def decision_schema(self, *extra: tuple[str, dict]) -> dict:
-        """JSON schema of a reply: the ``extra`` fields first (reasons before deciding), then the decision."""
-        props: dict[str, Any] = dict(extra)
-        props[self.field] = {"type": "integer", "enum": list(range(self.max_grade + 1))}
-        return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
-
-    def describe(self, value: Optional[int]) -> str:
-        if value is None:
-            return "nothing"
-        if self.graded:
-            return f"grade {value}"
-        return "relevant (label 1)" if value else "not relevant (label 0)"
-
+    from qrelkit.judges.learning import Learned, LearningContext
 
 @dataclass(frozen=True)
 class JudgeInput:

@@ -59,9 +59,9 @@ from qrelkit.judges.base import (
     Verdict,
     template_versions,
 )
-from qrelkit.judges.budget import Budget, parse_budget
 from qrelkit.judges.calibration import Calibrator, allowance, fit, identity, uncertain_first
 from qrelkit.judges.likelihood import Scorer
+from qrelkit.judging.budget import Budget, parse_budget
 from qrelkit.llm.base import CHAT, SCORE, TOP_LOGPROBS, Usage
 
 TOP_K = 10  # alternatives asked for at each answer position (OpenAI allows up to 20)

@@ -54,7 +54,7 @@ Provenance JSON (the people's web app reads ``history`` from here)::
      "disagreement": {"grade_gap": 1, "rounds": 2},             # only when the agents never agreed
      "adjudication": "deferred",                               # adjudicator=llm under a --budget
      "ruling": {"grade": 2, "reason": "...", "template": "..."},  # only when the LLM adjudicator ruled
-     "budget": {...}}                                          # see qrelkit.judges.budget
+     "budget": {...}}                                          # see qrelkit.judging.budget
 The runner adds ``method``, ``model``, ``task`` ({"name", "threshold"}),
 ``status`` and, for undecided verdicts, ``reason``; ``prefilter`` when one ran.
 The answer task writes ``label`` instead of ``grade`` in ``ruling``.
@@ -90,7 +90,7 @@ from qrelkit.judges.base import (
     template_versions,
 )
 from qrelkit.judges.debate_turn import IRRELEVANT, RELEVANT, Agent, Turn, limits, take_turn
-from qrelkit.judges.labels import Learned, LearningContext
+from qrelkit.judges.learning import Learned, LearningContext
 from qrelkit.judges.narrative import SAME, model_ref
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.specs import listing, number

@@ -45,7 +45,7 @@ from qrelkit.judges.base import (
     Verdict,
     template_versions,
 )
-from qrelkit.judges.labels import Learned, LearningContext
+from qrelkit.judges.learning import Learned, LearningContext
 from qrelkit.judges.output import JSON, OUTPUTS
 from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA

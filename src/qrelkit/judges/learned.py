@@ -49,9 +49,9 @@ import numpy as np
 from qrelkit import prompts, signals
 from qrelkit.judges import Param, boolean, integer, register
 from qrelkit.judges.base import AUTO, ERROR, ESCALATE, BatchJudge, JudgeInput, Verdict
-from qrelkit.judges.budget import Budget
 from qrelkit.judges.calibration import allowance, uncertain_first
 from qrelkit.judges.confidence import budget_param
+from qrelkit.judging.budget import Budget
 from qrelkit.llm.base import Usage
 from qrelkit.signals import combine
 
@@ -190,7 +190,7 @@ class LearnedJudge(BatchJudge):
 
     # ---- learn: resolve the signals against the workspace ----------------------------------
     async def learn(self, context: Any, client: Any) -> Any:
-        from qrelkit.judges.labels import Learned
+        from qrelkit.judges.learning import Learned
 
         info = await self.sm.resolve(context.store, client)
         if self.per_topic and self.sm.active:

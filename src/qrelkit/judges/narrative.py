@@ -103,7 +103,7 @@ from qrelkit.judges.instructor import (  # noqa: F401  (re-exported: stage 1 liv
     read_reply,
     shown_documents,
 )
-from qrelkit.judges.labels import Learned, LearningContext, human_labels
+from qrelkit.judges.learning import Learned, LearningContext
 from qrelkit.judges.output import JSON, OUTPUTS
 from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
@@ -398,6 +398,8 @@ async def induce_narratives(
     Topics default to those with human labels; the reuse rule is the judge's,
     and ``force`` regenerates every chosen topic, edited narratives included."""
     topics = store.topics()
+    from qrelkit.judging.labels import human_labels  # the pipeline reads the workspace
+
     labels = human_labels(store, task)
     if qids:
         unknown = sorted(set(qids) - set(topics))

@@ -83,7 +83,7 @@ class Prefilter(ChainJudge):
 
     async def learn(self, context: Any, client: Any) -> Any:
         """by=learned: resolve the signals against the workspace; then the main judge's own learning."""
-        from qrelkit.judges.labels import Learned
+        from qrelkit.judges.learning import Learned
 
         out = Learned()
         if self.learned is not None:

@@ -116,11 +116,11 @@ class MergedTally:
     @classmethod
     def from_store(cls, store: Any) -> Optional["MergedTally"]:
         """Original + people's + the latest judge's labels, streamed (None without judgments)."""
-        from qrelkit.merge import MergedLabel, iter_merged, resolve_method
+        from qrelkit.merge import MergedLabel, iter_merged, merged_method
 
         if not store.method_counts():
             return None
-        method, model = resolve_method(store, None, None)
+        method, model = merged_method(store, None, None)
         unresolved = 0
 
         def labels() -> Iterator[Any]:

@@ -93,6 +93,8 @@ class ReportInputs:
     circularity: tuple = ()  # CircularityWarning
     notes: tuple[str, ...] = ()
     plan: Optional[dict] = None  # the job's plan as stored in the workspace (see qrelkit.plan)
+    job: Optional[dict] = None  # the stored job whose labels are merged (qrelkit.job), as `status` shows it
+    earlier_jobs: tuple = ()  # jobs a --rejudge replaced
     version: str = ""  # the qrelkit version that wrote the report
     rag: tuple = ()  # GeneratorAlignment (qrelkit.evaluate.ragalign_multi); the section shows only with data
 
@@ -104,6 +106,19 @@ class ReportFiles:
     sections: dict = field(default_factory=dict, hash=False)  # section -> "ok" | reason it is empty
     threshold: dict = field(default_factory=dict, hash=False)  # {"threshold", "threshold_source"} when known
     data: dict = field(default_factory=dict, hash=False, repr=False)  # the JSON twin's content
+
+    def headline(self) -> dict:
+        """The before/after headline numbers (what `fill`/`build` print under ``evaluation``)."""
+        scores = self.data.get("scores") or {}
+        comp = scores.get("comparison") or {}
+        out: dict = {"measure": scores.get("measure")} if scores.get("available") else {}
+        for key in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
+            if key in comp:
+                out[key] = comp[key]
+        holes = self.data.get("holes") or {}
+        if holes.get("available"):
+            out["mean_hole_rate"] = holes.get("mean_hole_rate")
+        return out
 
 
 # ---------------------------------------------------------------- sections
@@ -241,8 +256,8 @@ def build_report(inp: ReportInputs) -> dict:
         else _section(None, "no labels yet"),
         "circularity": [{**w.__dict__, "message": w.message()} for w in inp.circularity],
         "notes": list(inp.notes),
-        "plan": _section({"job": inp.plan.get("job"), "settings": inp.plan.get("plan", {}),
-                          "written_by": inp.plan.get("qrelkit_version")}, "")
+        "plan": _section({"job": inp.job or {"kind": inp.plan.get("job")}, "earlier_jobs": inp.earlier_jobs,
+                          "settings": inp.plan.get("plan", {}), "written_by": inp.plan.get("qrelkit_version")}, "")
         if inp.plan else _section(None, "no plan recorded (commands were run one by one)"),
         "qrelkit_version": inp.version or _version(),
     } | ({"rag": rag_section(inp.rag)} if inp.rag else {})
@@ -385,11 +400,15 @@ def report_from_store(
     stored_narratives = store.narratives()
     narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
     plan = store.get_meta("plan")
+    from qrelkit.job import HISTORY_KEY
+    from qrelkit.status import _job
+
+    job, earlier = _job(store), tuple(store.get_meta(HISTORY_KEY, []))
     command_runs = store.command_runs()
     tally = MergedTally.from_result(merged_result) if merged_result is not None else MergedTally.from_store(store)
     rag_generators = generators_from_store(store)
     merged = tally.grades if tally is not None else dict(original)
-    from qrelkit.evaluate.threshold import resolve_threshold
+    from qrelkit.relevance import resolve_threshold
 
     thr = resolve_threshold(threshold, original or merged, f"{workspace} ({'original' if original else 'merged'} qrels)")
     threshold = thr.value
@@ -471,6 +490,9 @@ def report_from_store(
         circularity=circ,
         notes=tuple(notes),
         plan=plan,
+        job=job,
+        earlier_jobs=tuple({"kind": j.get("kind"), "method": j.get("method"), "model_id": j.get("model_id")}
+                           for j in earlier),
         rag=rag,
     )
     return write_report(inputs, out)

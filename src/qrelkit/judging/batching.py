@@ -16,7 +16,8 @@ import random
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from qrelkit.judges.base import ERROR, ESCALATE, BatchJudge, BatchProgress, JudgeInput, Task, Verdict
-from qrelkit.judges.labels import HumanLabel, human_labels, sample_labels
+from qrelkit.judges.learning import HumanLabel, sample_labels
+from qrelkit.judging.labels import human_labels
 from qrelkit.types import Case
 
 Pair = tuple[str, str]

@@ -23,7 +23,7 @@ def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") 
     answers, else graded (whose binary label is what merge writes).
 
     The binary threshold of the graded task is resolved against the workspace's
-    qrels like every measure's (:mod:`qrelkit.evaluate.threshold`): on a binary
+    qrels like every measure's (:mod:`qrelkit.relevance`): on a binary
     collection an LLM grade of 1 is relevant, as the collection's own 1s are;
     a fixed 2 would write every such pair as non-relevant."""
     top = store.max_qrel_grade()  # what the rules read of the qrels (not all of them: 10^6 pairs)
@@ -37,7 +37,7 @@ def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") 
         raise UsageError(
             "--task answer needs answers for every topic; the workspace has topics without answers"
         )
-    from qrelkit.evaluate.threshold import resolve_threshold  # the measures' one rule
+    from qrelkit.relevance import resolve_threshold  # the measures' one rule
 
     resolved = resolve_threshold(threshold, {} if top is None else {("", ""): top}, "the workspace's qrels")
     return Task(task, resolved.value)

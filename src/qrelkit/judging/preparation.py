@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from qrelkit.judges.base import Judge, Task
-from qrelkit.judges.labels import Learned, labelled_pairs, learning_context
+from qrelkit.judges.learning import Learned
+from qrelkit.judging.labels import labelled_pairs, learning_context
 from qrelkit.types import Case
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from qrelkit.errors import UsageError
@@ -40,36 +41,18 @@ from qrelkit.judges.base import (
     Task,
     Verdict,
 )
-from qrelkit.judges.batching import judge_in_batches
-from qrelkit.judges.budget import Budget, parse_budget
-from qrelkit.judges.escalation import (
-    answer_from_oracle,
-    apply_budget,
-    check_budget,
-    for_people,
-    list_escalations,
-)
-from qrelkit.judges.labels import (
-    PEOPLE_METHOD,
-    HumanLabel,
-    Learned,
-    LearningContext,
-    human_labels,
-    labelled_pairs,
-    sample_labels,
-)
-from qrelkit.judges.preparation import check_client, prepare
-from qrelkit.judges.selection import SHARES, open_selection, resolve_task, select_cases
-from qrelkit.judges.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
+from qrelkit.judges.learning import Learned
+from qrelkit.judging.batching import judge_in_batches
+from qrelkit.judging.budget import Budget, parse_budget
+from qrelkit.judging.escalation import answer_from_oracle, apply_budget, check_budget
+from qrelkit.judging.preparation import check_client, prepare
+from qrelkit.judging.selection import open_selection, resolve_task
+from qrelkit.judging.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
+from qrelkit.llm.client import Client
+from qrelkit.store import Store
 from qrelkit.types import Case, Usage
 
 Pair = tuple[str, str]
-# what callers imported from the runner when it was one module
-__all__ = [
-    "PEOPLE_METHOD", "SHARES", "HumanLabel", "JudgeSummary", "Learned", "LearningContext", "ProgressUpdate",
-    "arun_judging", "check_budget", "for_people", "human_labels", "labelled_pairs", "list_escalations",
-    "resolve_task", "run_judging", "sample_labels", "select_cases",
-]
 
 
 def _missing(what: str) -> Verdict:
@@ -82,7 +65,7 @@ def _missing(what: str) -> Verdict:
     )
 
 
-def _input_maker(store: Any, task: Task) -> Callable[[Case], JudgeInput | Verdict]:
+def _input_maker(store: Store, task: Task) -> Callable[[Case], JudgeInput | Verdict]:
     """What a judge gets for a case, or the error verdict when its topic or text is missing.
     Topics are read as cases come (they come topic by topic, so a small cache hits)."""
     topic_of = functools.lru_cache(maxsize=256)(store.topic)
@@ -111,7 +94,7 @@ class _Recorder:
     GROUP = 64
     GROUP_SECONDS = 0.25
 
-    def __init__(self, store: Any, client: Any, method: str, model: str, task: Task, total: int,
+    def __init__(self, store: Store, client: Client, method: str, model: str, task: Task, total: int,
                  progress: Optional[Callable[[ProgressUpdate], None]]):
         self.store, self.client, self.method, self.model, self.task = store, client, method, model, task
         self.total, self.progress = total, progress
@@ -141,7 +124,7 @@ class _Recorder:
         self.flushed_at = time.monotonic()
 
 
-async def _judge_each(judge: Judge, cases: Iterable[Case], client: Any, concurrency: int,
+async def _judge_each(judge: Judge, cases: Iterable[Case], client: Client, concurrency: int,
                       make_input: Callable[[Case], JudgeInput | Verdict], record: _Recorder) -> None:
     """Case by case, at most ``concurrency`` in flight; a failure cancels the other workers.
 
@@ -169,7 +152,7 @@ def _needs_selection(judge: Judge) -> bool:
     return isinstance(judge, BatchJudge) or judge.needs_labels or any(j.learns for j in judge.chain())
 
 
-def resumed_spec(store: Any, spec: JudgeSpec, model: str) -> JudgeSpec:
+def resumed_spec(store: Store, spec: JudgeSpec, model: str) -> JudgeSpec:
     """``spec``, or the spec as it was before its defaults changed (:meth:`JudgeSpec.as_before`)
     when this workspace was judged under that one: its judgments, or a judging run of it with
     this model. A new default (debate's prompt v2) never re-judges a workspace's old work; the
@@ -184,50 +167,80 @@ def resumed_spec(store: Any, spec: JudgeSpec, model: str) -> JudgeSpec:
     return before if any(r.args.get("method") == old and r.args.get("model") == model for r in runs) else spec
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """Which cases a run covers and how: the runner's options as one value.
+
+    ``share``: ``llm`` (holes left to the LLM, the default), ``people``, ``all``
+    (every unjudged case) or ``judged`` (audit mode: re-judge labelled pairs).
+    ``budget`` ("N" or "P%") caps escalations to people (see :mod:`qrelkit.judging.budget`).
+    ``oracle`` (``{(qid, docid): grade}``, simulation) answers escalations from reference labels:
+    the answer is noted in the escalation's provenance as ``oracle`` and, for batch judges,
+    teaches the later batches; no label is written. ``cases`` replaces the selection."""
+
+    task: str = "auto"
+    share: str = "llm"
+    limit: Optional[int] = None
+    concurrency: int = 8
+    budget: Optional[str | Budget] = None
+    threshold: int | str = "auto"
+    cases: Optional[Sequence[Case]] = field(default=None, compare=False, hash=False)
+    oracle: Optional[Mapping[Pair, int]] = field(default=None, compare=False, hash=False)
+
+
 async def arun_judging(
-    store: Any,
+    store: Store,
     method_spec: str | JudgeSpec,
-    client: Any,
-    task: str = "auto",
-    share: str = "llm",
-    limit: Optional[int] = None,
-    concurrency: int = 8,
-    budget: Optional[str | Budget] = None,
+    client: Client,
+    options: Optional[RunOptions] = None,
     progress: Optional[Callable[[ProgressUpdate], None]] = None,
-    threshold: int | str = "auto",
-    cases: Optional[Sequence[Case]] = None,
-    oracle: Optional[Mapping[Pair, int]] = None,
 ) -> JudgeSummary:
     """Judge the selected cases; see :func:`run_judging`."""
     t0 = time.perf_counter()
+    o = options or RunOptions()
     spec = parse_spec(method_spec) if isinstance(method_spec, str) else method_spec
     spec = resumed_spec(store, spec, client.model_id)
     method, model = spec.canonical, client.model_id
-    tsk = resolve_task(store, task, threshold)
-    bud = parse_budget(budget) if not isinstance(budget, Budget) else budget
-    if concurrency < 1:
+    tsk = resolve_task(store, o.task, o.threshold)
+    bud = parse_budget(o.budget) if not isinstance(o.budget, Budget) else o.budget
+    if o.concurrency < 1:
         raise UsageError("--concurrency must be >= 1")
     judge = build(spec, defer_adjudication=bud is not None)
     check_client(judge, client)
     check_budget(spec, bud)
-    sel = open_selection(store, share, limit, cases)
+    sel = open_selection(store, o.share, o.limit, o.cases)
+    run = _Run(store, spec, judge, client, sel, tsk, bud, o.oracle, t0, {
+        "method": method, "model": model, "task": tsk.name, "threshold": o.threshold, "share": o.share,
+        "limit": o.limit, "concurrency": o.concurrency, "budget": str(bud) if bud else None,
+        "oracle": len(o.oracle) if o.oracle is not None else None,
+    })
     try:
-        return await _judge_selection(
-            store, spec, judge, client, sel, tsk, bud, progress, oracle, t0,
-            {
-                "method": method, "model": model, "task": tsk.name, "threshold": threshold, "share": share,
-                "limit": limit, "concurrency": concurrency, "budget": str(bud) if bud else None,
-                "oracle": len(oracle) if oracle is not None else None,
-            },
-        )
+        return await _judge_selection(run, progress)
     finally:
         sel.drop()
 
 
-async def _judge_selection(store: Any, spec: JudgeSpec, judge: Judge, client: Any, sel: Any, tsk: Task,
-                           bud: Optional[Budget], progress: Optional[Callable[[ProgressUpdate], None]],
-                           oracle: Optional[Mapping[Pair, int]], t0: float, args: dict) -> JudgeSummary:
+@dataclass(frozen=True)
+class _Run:
+    """One judging run's parts, as :func:`_judge_selection` needs them."""
+
+    store: Store
+    spec: JudgeSpec
+    judge: Judge
+    client: Client
+    sel: Any  # qrelkit.store.Selection
+    task: Task
+    budget: Optional[Budget]
+    oracle: Optional[Mapping[Pair, int]]
+    t0: float
+    args: dict
+
+
+async def _judge_selection(run: _Run, progress: Optional[Callable[[ProgressUpdate], None]]) -> JudgeSummary:
     """Judge the pending cases of ``sel`` (a :class:`qrelkit.store.Selection`), record the command."""
+    store, spec, judge, client, sel, tsk, bud, oracle = (
+        run.store, run.spec, run.judge, run.client, run.sel, run.task, run.budget, run.oracle)
+    args = run.args
     method, model, concurrency = spec.canonical, client.model_id, args["concurrency"]
     # whole-selection judges get lists, as before; the others stream the pending cases page by page
     n_pending = sel.pending_count(method, model)
@@ -269,7 +282,7 @@ async def _judge_selection(store: Any, spec: JudgeSpec, judge: Judge, client: An
             used = used + j.extra_usage()
         summary = summarise(
             sel, spec.canonical, model, tsk, args["share"], used, record.done,
-            time.perf_counter() - t0, calibration, learned,
+            time.perf_counter() - run.t0, calibration, learned,
         )
         store.finish_command(run_id, command_totals(client.usage_dict(), summary), status=status)
         for j in judge.chain():
@@ -278,34 +291,17 @@ async def _judge_selection(store: Any, spec: JudgeSpec, judge: Judge, client: An
 
 
 def run_judging(
-    store: Any,
+    store: Store,
     method_spec: str | JudgeSpec,
-    client: Any,
-    task: str = "auto",
-    share: str = "llm",
-    limit: Optional[int] = None,
-    concurrency: int = 8,
-    budget: Optional[str | Budget] = None,
+    client: Client,
     progress: Optional[Callable[[ProgressUpdate], None]] = None,
-    threshold: int | str = "auto",
-    cases: Optional[Sequence[Case]] = None,
-    oracle: Optional[Mapping[Pair, int]] = None,
+    **options: Any,
 ) -> JudgeSummary:
-    """Judge a workspace's pending cases with one method and one model.
+    """Judge a workspace's pending cases with one method and one model; ``options`` are
+    :class:`RunOptions`' fields.
 
-    ``share``: ``llm`` (holes left to the LLM, the default), ``people``, ``all``
-    (every unjudged case) or ``judged`` (audit mode: re-judge labelled pairs).
     Resumable: pairs this (method, model) already finished are skipped; error
-    verdicts are retried. ``budget`` ("N" or "P%") caps escalations to people
-    (see :mod:`qrelkit.judges.budget`). ``oracle`` (``{(qid, docid): grade}``,
-    simulation) answers escalations from reference labels: the answer is noted
-    in the escalation's provenance as ``oracle`` and, for batch judges, teaches
-    the later batches; no label is written. ``cases`` replaces the selection.
-    Runs its own event loop; inside a running loop use :func:`arun_judging`.
+    verdicts are retried. Runs its own event loop; inside a running loop use
+    :func:`arun_judging`.
     """
-    return asyncio.run(
-        arun_judging(
-            store, method_spec, client, task=task, share=share, limit=limit, concurrency=concurrency,
-            budget=budget, progress=progress, threshold=threshold, cases=cases, oracle=oracle,
-        )
-    )
+    return asyncio.run(arun_judging(store, method_spec, client, RunOptions(**options), progress))

@@ -1,4 +1,6 @@
-"""People's labels as judges see them: what there is, what a learning judge may read, what it learnt.
+"""People's labels as judges see them: what a learning judge may read, what it learnt, and the one
+sampling rule (the judge contract's half; reading the labels from a workspace is
+:mod:`qrelkit.judging.labels`).
 
 Three kinds of judges read human labels, and they all read them from here:
 
@@ -36,11 +38,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
-from qrelkit.judges.base import JudgeInput, Task
-from qrelkit.store.waiting import PEOPLE_METHOD  # noqa: F401  (re-exported for the runner's callers)
-from qrelkit.types import Case, Doc, Topic, Usage
+from qrelkit.relevance import Task
+from qrelkit.types import Doc, Topic, Usage
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 MIN_CALIBRATION = 20  # below this many labels outside the selection, calibration may use the selection's
 Pair = tuple[str, str]
@@ -66,7 +70,7 @@ class LearningContext:
     nothing else to it. Labels of pairs still to be judged are never in ``labels``,
     nor original qrels of the selected pairs (audit mode)."""
 
-    store: Any
+    store: "Store"
     task: Task
     topics: Mapping[str, Topic]  # topics of the selected cases
     pending_qids: tuple[str, ...]  # topics with cases still to judge, sorted
@@ -89,44 +93,6 @@ class Learned:
     separate_client: bool = False  # the calls went to another client than the assessor's
 
 
-def human_labels(
-    store: Any,
-    task: Task,
-    qids: Optional[set[str]] = None,
-    exclude_original: frozenset[Pair] | set[Pair] = frozenset(),
-    exclude: frozenset[Pair] | set[Pair] = frozenset(),
-) -> dict[Pair, HumanLabel]:
-    """Original qrels, then people's decided labels (which win), of some topics."""
-    out: dict[Pair, HumanLabel] = {}
-    for (q, d), g in store.qrels().items():
-        if (qids is None or q in qids) and (q, d) not in exclude_original and (q, d) not in exclude:
-            out[(q, d)] = HumanLabel(q, d, int(g), task.binary(int(g)), "original")
-    for j in store.people_labels():
-        if (qids is not None and j.qid not in qids) or (j.qid, j.docid) in exclude:
-            continue
-        if j.effective_grade is None:
-            continue
-        label = task.binary(j.grade) if j.grade is not None else int(j.label)
-        out[(j.qid, j.docid)] = HumanLabel(j.qid, j.docid, j.effective_grade, label, "people")
-    return out
-
-
-def learning_context(
-    store: Any, task: Task, selected: Sequence[Case], pending: Sequence[Case]
-) -> LearningContext:
-    keys = {(c.qid, c.docid) for c in selected}
-    qids = {c.qid for c in selected}
-    labels = human_labels(store, task, qids, exclude_original=keys, exclude={(c.qid, c.docid) for c in pending})
-    topics = {q: t for q, t in store.topics().items() if q in qids}
-    return LearningContext(
-        store=store,
-        task=task,
-        topics=topics,
-        pending_qids=tuple(sorted({c.qid for c in pending})),
-        labels=tuple(labels[k] for k in sorted(labels)),
-    )
-
-
 def sample_labels(items: Sequence[HumanLabel], n: int, seed: int, balanced: bool = False) -> list[HumanLabel]:
     """Up to ``n`` labels, seeded, sorted by pair; the input's order does not matter.
 
@@ -144,28 +110,3 @@ def sample_labels(items: Sequence[HumanLabel], n: int, seed: int, balanced: bool
     k_pos = min(len(pos), max(n // 2, n - len(neg)))
     k_neg = min(len(neg), n - k_pos)
     return sorted(pos[:k_pos] + neg[:k_neg], key=lambda h: (h.qid, h.docid))
-
-
-def labelled_pairs(
-    store: Any,
-    task: Task,
-    exclude: set[Pair],
-    n: int,
-    seed: int = 0,
-) -> list[tuple[JudgeInput, int]]:
-    """Up to ``n`` labelled pairs with their binary labels, for a judge's threshold calibration
-    (a ``balanced`` sample, see the module docstring).
-
-    The pairs being judged (``exclude``) are left out when at least
-    :data:`MIN_CALIBRATION` others of both classes remain."""
-    labels = human_labels(store, task)
-    others = {k: h for k, h in labels.items() if k not in exclude}
-    if len(others) >= MIN_CALIBRATION and len({h.label for h in others.values()}) == 2:
-        labels = others
-    topics = store.topics()
-    out = []
-    for h in sample_labels(list(labels.values()), n, seed, balanced=True):
-        doc, topic = store.doc(h.docid), topics.get(h.qid)
-        if doc is not None and topic is not None:
-            out.append((JudgeInput(Case(h.qid, h.docid, judged=True), topic, doc, task), h.label))
-    return out

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from qrelkit.judges.base import Task
-from qrelkit.judges.labels import Learned
+from qrelkit.judges.learning import Learned
 from qrelkit.types import Usage
 
 

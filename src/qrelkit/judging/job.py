@@ -10,20 +10,26 @@ event loop and close the client inside it (its connections belong to that
 loop). :func:`run_job` is that sequence; the commands only say which job.
 
 The task (``auto``) is resolved by the runner, by one rule for every command
-(:func:`qrelkit.judges.runner.resolve_task`).
+(:func:`qrelkit.judging.selection.resolve_task`).
 """
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
-from qrelkit.engines import EngineSpec
-from qrelkit.judges import JudgeSpec, parse_prefilter, parse_spec, resolve_method
+from qrelkit.engines import EngineSpec, parse_engine
+from qrelkit.judges import JudgeSpec, parse_prefilter, resolve_method
 from qrelkit.judges.spec import is_auto
+from qrelkit.judging.budget import Budget, parse_budget
+
+if TYPE_CHECKING:
+    from qrelkit.judging.summary import JudgeSummary, ProgressUpdate
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
 
 
-def has_labels(store: Any) -> bool:
+def has_labels(store: Optional["Store"]) -> bool:
     """Whether a workspace has labelled pairs a judge can learn from (original qrels or people's)."""
     return store is not None and (bool(store.qrels()) or bool(store.people_labels()))
 
@@ -32,11 +38,13 @@ def has_labels(store: Any) -> bool:
 class JudgingJob:
     """What to judge, with what and how: the options the commands share, as one value.
 
-    ``method``: a spec, ``auto`` or None (both: :func:`qrelkit.judges.auto_method`
+    ``method``: a spec (text or value), ``auto`` or None (both: :func:`qrelkit.judges.auto_method`
     for ``command``); ``prefilter``: a prefilter spec put in front of it;
     ``adjudicator``: who settles a debate's persistent disagreements unless the
     spec says so (``llm`` for ``--auto``); ``prices``: ``(model, input, output)``
-    in $ per million tokens; ``oracle``: simulation labels answering escalations."""
+    in $ per million tokens; ``oracle``: simulation labels answering escalations.
+    Text values are parsed once, in :meth:`spec`; `fill` and `build` pass values already
+    parsed (:class:`qrelkit.job.Job`)."""
 
     method: Optional[str | JudgeSpec] = None
     model: str = "local"
@@ -45,7 +53,7 @@ class JudgingJob:
     share: str = "llm"
     limit: Optional[int] = None
     concurrency: int = 8
-    budget: Optional[str] = None
+    budget: Optional[str | Budget] = None
     prefilter: Optional[str] = None
     adjudicator: Optional[str] = None
     threshold: int | str = "auto"  # auto: 1 on binary qrels, 2 on graded ones
@@ -55,31 +63,29 @@ class JudgingJob:
     oracle: Optional[Mapping[tuple[str, str], int]] = field(default=None, compare=False, hash=False)
     engine: Optional[str | EngineSpec] = None  # where model calls run (qrelkit.engines): local | ray(...)
 
-    def spec(self, store: Any = None) -> JudgeSpec:
+    def spec(self, store: Optional["Store"] = None) -> JudgeSpec:
         """The method this job runs, composed and checked (raises UsageError). With ``store``,
         ``auto`` may pick the learned judge (when the workspace has labelled pairs), which then
         spends the job's budget itself."""
-        from qrelkit.engines import parse_engine
-        from qrelkit.judges.runner import check_budget
-
         spec = resolve_method(self.method, self.model, self.command, labelled=has_labels(store))
         if self.budget and self.own_budget(spec):
-            spec = parse_spec(f"{spec.name}(budget={self.budget})")
+            spec = spec.with_params(budget=str(parse_budget(self.budget)))
         if self.prefilter:
             spec = spec.with_prefilter(parse_prefilter(self.prefilter))
         if self.adjudicator:
             spec = spec.with_adjudicator(self.adjudicator)
-        check_budget(spec, None if self.own_budget(spec) else self.budget)
-        parse_engine(self.engine)  # a bad engine spec fails here too, before anything starts
         return spec
 
     def own_budget(self, spec: JudgeSpec) -> bool:
         """An auto-chosen batch judge (learned) takes ``--budget`` into its spec."""
         return is_auto(self.method) and spec.main.name == "learned"
 
-    def client(self, store: Any) -> Any:
+    def engine_spec(self) -> EngineSpec:
+        return parse_engine(self.engine)
+
+    def client(self, store: Optional["Store"], engine: Optional[EngineSpec] = None) -> "Client":
         """The model client, caching in ``store``, its model served by the job's engine."""
-        from qrelkit.engines import make_backend, parse_engine
+        from qrelkit.engines import make_backend
         from qrelkit.llm import make_client
 
         opts: dict[str, Any] = {"concurrency": self.concurrency, "read_cache": self.read_cache}
@@ -87,25 +93,28 @@ class JudgingJob:
             opts["prices"] = {m: {"input": i, "output": o} for m, i, o in self.prices}
         if self.max_attempts is not None:
             opts["max_attempts"] = self.max_attempts
-        backend = make_backend(parse_engine(self.engine), self.model, self.concurrency)
+        backend = make_backend(engine or self.engine_spec(), self.model, self.concurrency)
         return make_client(self.model, store=store, backend=backend, **opts)
 
 
-async def arun_job(store: Any, job: JudgingJob, progress: Optional[Callable] = None) -> Any:
+async def arun_job(store: "Store", job: JudgingJob,
+                   progress: Optional[Callable[["ProgressUpdate"], None]] = None) -> "JudgeSummary":
     """Judge ``store``'s selected cases as ``job`` says; returns the runner's JudgeSummary."""
-    from qrelkit.judges.runner import arun_judging
+    from qrelkit.judging.runner import RunOptions, arun_judging
 
     spec = job.spec(store)  # a bad spec fails before a model is loaded
-    client = job.client(store)
+    engine = job.engine_spec()
+    budget = None if job.own_budget(spec) else parse_budget(job.budget) if isinstance(job.budget, str) else job.budget
+    options = RunOptions(task=job.task, share=job.share, limit=job.limit, concurrency=job.concurrency,
+                         budget=budget, threshold=job.threshold, oracle=job.oracle)
+    client = job.client(store, engine)
     try:
-        return await arun_judging(
-            store, spec, client, task=job.task, share=job.share, limit=job.limit, concurrency=job.concurrency,
-            budget=None if job.own_budget(spec) else job.budget, progress=progress, threshold=job.threshold, oracle=job.oracle,
-        )
+        return await arun_judging(store, spec, client, options, progress)
     finally:
         await client.aclose()
 
 
-def run_job(store: Any, job: JudgingJob, progress: Optional[Callable] = None) -> Any:
+def run_job(store: "Store", job: JudgingJob,
+            progress: Optional[Callable[["ProgressUpdate"], None]] = None) -> "JudgeSummary":
     """:func:`arun_job` in its own event loop (one per run, so the client closes in it)."""
     return asyncio.run(arun_job(store, job, progress))

@@ -1,7 +1,7 @@
 """What waits for people after a run: the ``--budget`` cut, the LLM adjudicator, the oracle.
 
 After the cases of a run are judged, the escalations of its selection are
-ranked by the strength of their disagreement (:mod:`qrelkit.judges.budget`);
+ranked by the strength of their disagreement (:mod:`qrelkit.judging.budget`);
 the strongest ``cap`` stay with people, the overflow goes to the LLM adjudicator
 (a debate with ``adjudicator=llm``) or stays undecided and is marked
 ``"for_people": false``. Errors (failed calls) always wait for people and are
@@ -17,7 +17,7 @@ from typing import Any, Mapping, Optional
 
 from qrelkit.errors import UsageError
 from qrelkit.judges.base import ERROR, ESCALATE, AdjudicatingJudge, JudgeInput, Task
-from qrelkit.judges.budget import Budget, rank, strength
+from qrelkit.judging.budget import Budget, rank, strength
 from qrelkit.store.waiting import wants_people
 from qrelkit.types import Case, Judgment, Provenance
 
@@ -61,7 +61,7 @@ def answer_from_oracle(
 
 
 def budget_mark(bud: Budget, cap: int, i: int, prov: Provenance, llm: bool) -> dict:
-    """The ``budget`` entry of the ``i``-th strongest escalation (see qrelkit.judges.budget)."""
+    """The ``budget`` entry of the ``i``-th strongest escalation (see qrelkit.judging.budget)."""
     keep = i < cap
     return {
         "budget": str(bud),
