@@ -123,13 +123,13 @@ def main(argv=None) -> int:
 
 def _warm_up(spec: str) -> float:
     """Load the embedded model before timing, so the first system's row is not charged for it."""
-    from qrelkit.llm.spec import parse_spec
+    from qrelkit.llm.spec import parse_model_spec
 
     t0 = time.perf_counter()
-    if parse_spec(spec).kind == "local":
+    if parse_model_spec(spec).kind == "local":
         from qrelkit.llm.local import load
 
-        load(parse_spec(spec).model or None)
+        load(parse_model_spec(spec).model or None)
     return round(time.perf_counter() - t0, 1)
 
 

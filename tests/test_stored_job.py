@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from fakeserver import free_port, serve
-
 from test_fill_people import _collection, _wait, qk
 
 METHOD = "debate(rounds=2)"

@@ -66,7 +66,7 @@ def _spec_check(kind: str) -> Callable[[Any], Any]:
             if not is_auto(value):
                 parse_spec(value)
         elif kind == "model":
-            from qrelkit.llm.spec import parse_spec as parse_model
+            from qrelkit.llm.spec import parse_model_spec as parse_model
 
             parse_model(value)
         elif kind == "prefilter":

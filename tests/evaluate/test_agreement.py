@@ -12,7 +12,8 @@ from sklearn.metrics import (
     recall_score,
 )
 
-from qrelkit.evaluate.agreement import compare_labels, judgments_agreement, multi_assessor
+from qrelkit.evaluate.agreement import compare_labels, multi_assessor
+from qrelkit.evaluate.judge_agreement import judgments_agreement
 from qrelkit.types import Judgment
 
 

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from qrelkit.errors import UsageError
-from qrelkit.judges import build, canonical, methods, parse_spec, resolve_auto
+from qrelkit.judges import auto_method, build, canonical, methods, parse_spec
 
 
 def test_equal_configurations_give_equal_ids():
@@ -54,9 +54,8 @@ def test_bad_specs_are_user_errors(bad):
 
 
 def test_auto_method():
-    assert resolve_auto("auto", "local") == "likelihood"
-    assert resolve_auto("auto", "openai:gpt-4o@http://127.0.0.1:1/v1") == "debate"
-    assert resolve_auto("zero-shot", "local") == "zero-shot"
+    assert auto_method("local").name == "likelihood"
+    assert auto_method("openai:gpt-4o@http://127.0.0.1:1/v1").name == "debate"
     assert methods() == ["confidence", "debate", "icl", "learned", "likelihood", "narrative", "prefilter", "zero-shot"]
 
 

@@ -20,7 +20,7 @@ from qrelkit.llm import (
     ScriptedBackend,
     canonical_model_id,
     make_client,
-    parse_spec,
+    parse_model_spec,
 )
 from qrelkit.llm.client import parse_retry_after
 from qrelkit.llm.jsonschema import extract_json, parse_reply, validate
@@ -317,7 +317,7 @@ def test_price_files(tmp_path):
 
 
 def test_specs(monkeypatch):
-    s = parse_spec("openai:llama3:8b@http://a:1/v1,https://b.example/v1/?json=object&score=echo")
+    s = parse_model_spec("openai:llama3:8b@http://a:1/v1,https://b.example/v1/?json=object&score=echo")
     assert s.model == "llama3:8b" and s.urls == ("http://a:1/v1", "https://b.example/v1")
     assert s.option("json") == "object" and s.option("score") == "echo"
     monkeypatch.setenv("QRELKIT_API_KEY", "k1")
@@ -350,7 +350,7 @@ def test_specs(monkeypatch):
         "local:model.bin",
     ]:
         with pytest.raises(UsageError):
-            parse_spec(bad)
+            parse_model_spec(bad)
 
 
 # ---- the real HTTP path ----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 
 from qrelkit.errors import UsageError
 from qrelkit.judging.runner import run_judging
-from qrelkit.llm import canonical_model_id, make_client, parse_spec
+from qrelkit.llm import canonical_model_id, make_client, parse_model_spec
 from qrelkit.llm.base import Message
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Topic
@@ -61,7 +61,7 @@ def test_the_canonical_id_is_vllm_and_the_model_without_options(spec):
 
 
 def test_engine_options_are_read_from_the_spec():
-    assert parse_spec(MODEL + "?gpu_memory_utilization=0.8").options == (("gpu_memory_utilization", "0.8"),)
+    assert parse_model_spec(MODEL + "?gpu_memory_utilization=0.8").options == (("gpu_memory_utilization", "0.8"),)
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -72,7 +72,7 @@ def test_engine_options_are_read_from_the_spec():
 ])
 def test_a_bad_vllm_spec_is_a_usage_error(spec, message):
     with pytest.raises(UsageError, match=message):
-        parse_spec(spec)
+        parse_model_spec(spec)
 
 
 def test_without_vllm_the_spec_says_how_to_install_it(monkeypatch):

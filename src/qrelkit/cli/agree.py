@@ -37,7 +37,8 @@ def agree(
 ) -> None:
     """Agreement of labels with a reference (kappa, alpha, balanced accuracy, ...) and among assessors (Fleiss)."""
     from qrelkit.data import load_qrels
-    from qrelkit.evaluate.agreement import compare_labels, judgments_agreement, multi_assessor
+    from qrelkit.evaluate.agreement import compare_labels, multi_assessor
+    from qrelkit.evaluate.judge_agreement import judgments_agreement
 
     if not labels and workspace is None:
         raise UsageError("pass --labels QRELS (one or more) or -w/--workspace DIR")

@@ -9,13 +9,17 @@ from __future__ import annotations
 import asyncio
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, List, Optional
 
 import typer
 from rich.table import Table
 
 from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_runs
 from qrelkit.errors import UsageError
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
 
 rag_app = typer.Typer(help="RAG answers from each run's top-k, and their correctness.", no_args_is_help=True)
 app.add_typer(rag_app, name="rag")
@@ -31,7 +35,7 @@ def _store(stack: ExitStack, workspace: Optional[Path]) -> Any:
     return None if workspace is None else stack.enter_context(Store.create(workspace))
 
 
-def _topics(path: Optional[Path], store: Any) -> dict:
+def _topics(path: Optional[Path], store: Store) -> dict:
     from qrelkit.data import load_topics
 
     if path is not None:
@@ -44,7 +48,7 @@ def _topics(path: Optional[Path], store: Any) -> dict:
     return topics
 
 
-def _docs(stack: ExitStack, path: Optional[Path], store: Any) -> Callable:
+def _docs(stack: ExitStack, path: Optional[Path], store: Store) -> Callable:
     from qrelkit.data import DocIndex
 
     if path is not None:
@@ -55,12 +59,12 @@ def _docs(stack: ExitStack, path: Optional[Path], store: Any) -> Callable:
     return store.doc
 
 
-def _runs(runs: Optional[List[str]], store: Any) -> list:
+def _runs(runs: Optional[List[str]], store: Store) -> list:
     """``--runs``, or without it the workspace's runs."""
     return require_runs(list(runs or []) or ([r.path for r in store.runs()] if store is not None else []))
 
 
-def _run(coro_fn: Callable, client: Any, store: Any, command: str, args: dict) -> Any:
+def _run(coro_fn: Callable, client: Client, store: Store, command: str, args: dict) -> Any:
     """Run one async job with a progress bar, recorded as a command run in the workspace."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

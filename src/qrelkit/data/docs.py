@@ -155,7 +155,7 @@ class DocIndex:
     afterwards. Safe to share between threads (lookups are serialised)."""
 
     def __init__(self, source: str, index_path: Path | None, conn: DocIndexDB | None,
-                 fmt: str, stores_text: bool, count: int, empty: int | None, store: Any = None):
+                 fmt: str, stores_text: bool, count: int, empty: int | None, irds_docs: Any = None):
         self.source = source
         self.index_path = index_path
         self.format = fmt
@@ -164,7 +164,7 @@ class DocIndex:
         #: documents whose text is empty (None when the source cannot tell cheaply)
         self.empty = empty
         self._conn = conn
-        self._store = store
+        self._store = irds_docs
         self._lock = threading.Lock()
         self._fh = None
 
@@ -177,7 +177,7 @@ class DocIndex:
             source = str(path)
             store = irds.doc_store(source)
             count = irds.doc_count(source, store)
-            return cls(source, None, None, "irds", True, count or 0, None, store=store)
+            return cls(source, None, None, "irds", True, count or 0, None, irds_docs=store)
         p = Path(path)
         if not p.exists():
             raise InputError(path, None, "no such file")

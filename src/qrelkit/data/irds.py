@@ -119,9 +119,9 @@ def doc_store(source: str) -> Any:
         raise InputError(source, None, f"ir_datasets could not open the document store: {exc}") from exc
 
 
-def doc_from_store(source: str, store: Any, docid: str) -> tuple[str, str, str | None] | None:
+def doc_from_store(source: str, irds_docs: Any, docid: str) -> tuple[str, str, str | None] | None:
     try:
-        d = store.get(docid)
+        d = irds_docs.get(docid)
     except KeyError:
         return None
     except Exception as exc:
@@ -131,7 +131,7 @@ def doc_from_store(source: str, store: Any, docid: str) -> tuple[str, str, str |
     return str(d.doc_id), _doc_text(d), _first(d, ("title",))
 
 
-def doc_count(source: str, dataset_or_store: Any) -> int | None:
+def doc_count(source: str, dataset_or_docs: Any) -> int | None:
     dataset = load_dataset(source)
     try:
         return int(dataset.docs_count())

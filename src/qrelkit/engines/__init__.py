@@ -118,11 +118,11 @@ def make_backend(engine: EngineSpec, model: str, concurrency: int = 8) -> Any:
     The local engine is :func:`qrelkit.llm.make_backend`; the Ray engine builds
     that same backend inside each actor and returns the driver's side of it."""
     from qrelkit.llm.spec import make_backend as local_backend
-    from qrelkit.llm.spec import parse_spec
+    from qrelkit.llm.spec import parse_model_spec
 
     if engine.is_local:
         return local_backend(model, concurrency=concurrency)
-    parse_spec(model)  # a bad model spec is a usage error here, before a cluster is contacted
+    parse_model_spec(model)  # a bad model spec is a usage error here, before a cluster is contacted
     from qrelkit.engines.ray import RayBackend
 
     return RayBackend.start(_ModelFactory(model, concurrency), engine)

@@ -324,7 +324,3 @@ def _fleiss(aggregate_raters, fleiss_kappa, data: np.ndarray) -> Optional[float]
     with np.errstate(all="ignore"):
         return _num(fleiss_kappa(table, method="fleiss"))
 
-
-# A judge's agreement in a workspace (headline: balanced accuracy on decided cases) lives in its own module;
-# these names stay importable from here.
-from qrelkit.evaluate.judge_agreement import JudgeAgreement, judgments_agreement  # noqa: E402,F401

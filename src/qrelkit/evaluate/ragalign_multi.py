@@ -21,13 +21,16 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
 from qrelkit.errors import UsageError
 from qrelkit.evaluate.ragalign import GenerationLabel, VersionAlignment, align, read_generation
 from qrelkit.evaluate.systems import DEFAULT_THRESHOLD, TopicScores, evaluate_versions, prepare_runs
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ def _file_generator_name(path: str) -> str:
     return Path(strip_gz(Path(path).name)).stem
 
 
-def generators_from_store(store: Any) -> tuple[Generator, ...]:
+def generators_from_store(store: Store) -> tuple[Generator, ...]:
     """The workspace's graded answers, one generator per (generator, grader)."""
     by: dict[tuple[str, str], list[GenerationLabel]] = {}
     for g in store.rag_grades():

@@ -6,7 +6,8 @@ its canonical form is the method id judgments are stored and resumed under
 judge with ``+``: ``prefilter(by=likelihood,keep=0.95)+debate``.
 
 Methods: ``zero-shot``, ``debate``, ``likelihood``, ``prefilter`` (only as the
-first part of a chain), and the judges that learn from people's labels:
+first part of a chain), ``learned`` (a logistic regression over cheap signals, fitted on the
+workspace's labelled pairs), and the judges that learn from people's labels:
 ``confidence`` (calibrated escalation within a human budget; decides over
 batches, so it cannot follow a prefilter), ``icl`` (few-shot with people's
 examples) and ``narrative`` (relevance narratives induced from people's
@@ -47,7 +48,6 @@ from qrelkit.judges.spec import (  # noqa: F401  (re-exported: the parsing lives
     is_local_model,
     parse_prefilter,
     parse_spec,
-    resolve_auto,
     resolve_method,
 )
 from qrelkit.specs import Param, boolean, choice, integer, number  # noqa: F401  (re-exported)

@@ -16,10 +16,13 @@ sees what the paper's adjudicator sees — the outputs of the *final* round from
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from qrelkit import prompts
 from qrelkit.judges.base import JudgeInput, Meter, parsed_decision
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
 
 TEMPLATE = "adjudicator"
 MAX_TOKENS = 200
@@ -88,7 +91,7 @@ def render_debate(history: list[dict], inp: JudgeInput, lim: Any = None, sees: s
 async def adjudicate(
     inp: JudgeInput,
     history: list[dict],
-    client: Any,
+    client: Client,
     meter: Meter,
     lim: Any = None,
     sees: str = "final",

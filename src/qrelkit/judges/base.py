@@ -33,6 +33,7 @@ from qrelkit.types import Case, Doc, Judgment, Provenance, Topic
 
 if TYPE_CHECKING:
     from qrelkit.judges.learning import Learned, LearningContext
+    from qrelkit.llm.client import Client
 
 @dataclass(frozen=True)
 class JudgeInput:
@@ -140,6 +141,7 @@ class Judge:
     - ``needs_labels`` / ``calib_n``: it calibrates on up to ``calib_n`` labelled
       pairs before the first case (:meth:`prepare`);
     - :meth:`check_client`: a check with a more helpful message than ``requires``'s;
+    - :meth:`open_clients`: make the clients of its own (another model per debate agent);
     - :meth:`aclose`: release what it made for itself, after the last case.
 
     Kinds with more to say are subclasses: :class:`ChainJudge` (``prefilter+X``),
@@ -167,8 +169,12 @@ class Judge:
         """This judge and, for a chain, the judges after it, first to last."""
         return (self,)
 
-    def check_client(self, client: Any) -> None:
+    def check_client(self, client: Client) -> None:
         """Raise a CapabilityError when the client cannot serve this judge (default: ``requires`` says it)."""
+
+    def open_clients(self, client: Client) -> None:
+        """Make the clients of the judge's own (other models than the job's), before any call;
+        they cache in ``client``'s store. Default: none."""
 
     def extra_usage(self) -> Any:
         """What clients of the judge's own (not the job's) spent this run; the runner adds it to the
@@ -181,16 +187,16 @@ class Judge:
         """Release what the judge made for itself (``debate(models=[...])``: its agents' clients);
         the runner calls it once after the last case, however the run ended (default: nothing)."""
 
-    async def learn(self, ctx: "LearningContext", client: Any) -> "Learned":
+    async def learn(self, ctx: "LearningContext", client: Client) -> "Learned":
         """Read people's labels before the first case; called exactly when ``learns`` is true."""
         raise NotImplementedError(f"{self.NAME} says it learns but has no learn()")
 
-    async def prepare(self, labelled: Sequence[tuple[JudgeInput, int]], client: Any) -> dict:
+    async def prepare(self, labelled: Sequence[tuple[JudgeInput, int]], client: Client) -> dict:
         """Calibrate on labelled pairs before the first case; only called when ``needs_labels``.
         Returns what the summary reports under ``calibration``."""
         return {}
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+    async def __call__(self, inp: JudgeInput, client: Client) -> Verdict:
         raise NotImplementedError
 
 
@@ -225,7 +231,7 @@ class AdjudicatingJudge(Judge):
     def __init__(self, defer_adjudication: bool = False):
         self.defer_adjudication = defer_adjudication
 
-    async def settle(self, inp: JudgeInput, prov: dict, client: Any) -> Verdict:
+    async def settle(self, inp: JudgeInput, prov: dict, client: Client) -> Verdict:
         raise NotImplementedError
 
 
@@ -253,7 +259,7 @@ class BatchJudge(Judge):
     batch_size: int = 50
     seed: int = 0
 
-    async def score(self, inp: JudgeInput, client: Any) -> Any:
+    async def score(self, inp: JudgeInput, client: Client) -> Any:
         raise NotImplementedError
 
     def decide(
@@ -268,7 +274,7 @@ class BatchJudge(Judge):
         """What the summary shows under ``calibration`` after the run."""
         return {}
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+    async def __call__(self, inp: JudgeInput, client: Client) -> Verdict:
         raise TypeError(f"{self.NAME} decides over batches of cases; run it through the judging runner")
 
 

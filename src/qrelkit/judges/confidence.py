@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.errors import CapabilityError
@@ -63,6 +63,9 @@ from qrelkit.judges.calibration import Calibrator, allowance, fit, identity, unc
 from qrelkit.judges.likelihood import Scorer
 from qrelkit.judging.budget import Budget, parse_budget
 from qrelkit.llm.base import CHAT, SCORE, TOP_LOGPROBS, Usage
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
 
 TOP_K = 10  # alternatives asked for at each answer position (OpenAI allows up to 20)
 MAX_TOKENS = 2
@@ -167,7 +170,7 @@ class Confidence(BatchJudge):
         self._cap: Optional[int] = None
         self._batches = 0
 
-    def check_client(self, client: Any) -> None:
+    def check_client(self, client: Client) -> None:
         if self.score_by == "yesno" and TOP_LOGPROBS not in client.capabilities:
             raise CapabilityError(
                 f"confidence reads P(yes) from top log-probabilities, and model {client.model_id} cannot "
@@ -202,7 +205,7 @@ class Confidence(BatchJudge):
             return ConfidenceScore(None, (), why, {**info, "raw": raw}, usage=meter.usage)
         return ConfidenceScore(raw, feats, None, info, usage=meter.usage)
 
-    async def score(self, inp: JudgeInput, client: Any) -> ConfidenceScore:
+    async def score(self, inp: JudgeInput, client: Client) -> ConfidenceScore:
         meter = Meter()
         versions = template_versions(*self.templates_for(inp.task.name))
         if self.scorer is not None:

@@ -71,7 +71,7 @@ narrative gets error verdicts saying why. The adjudicator does not see it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from qrelkit import prompts
 from qrelkit.errors import UsageError
@@ -94,6 +94,9 @@ from qrelkit.judges.learning import Learned, LearningContext
 from qrelkit.judges.narrative import SAME, model_ref
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.specs import listing, number
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
 
 __all__ = ["Debate", "Turn", "round_half_up_mean", "RELEVANT", "IRRELEVANT"]
 
@@ -167,7 +170,7 @@ class Debate(AdjudicatingJudge):
 
             self.book = NarrativeBook(any_variant=True)
 
-    async def learn(self, ctx: LearningContext, client: Any) -> Learned:
+    async def learn(self, ctx: LearningContext, client: Client) -> Learned:
         """Induce missing narratives (narrative=true); see the module docstring."""
         return await self.book.ensure(ctx, client)
 
@@ -202,7 +205,7 @@ class Debate(AdjudicatingJudge):
         # agents sharing a stance would share a prompt, hence a cache entry: number them
         return v + (f"|agent={agent.index}" if len(self.agents) > 2 else "")
 
-    def check_client(self, client: Any) -> None:
+    def open_clients(self, client: Client) -> None:
         """Make each agent's own client (``models=[...]``) before any call, caching in the job's
         store: every model has its own cache keys and its own rows in the cost accounting."""
         from qrelkit.llm.spec import make_client
@@ -228,11 +231,11 @@ class Debate(AdjudicatingJudge):
         for own in self.clients.values():
             await own.aclose()
 
-    def _client(self, agent: Agent, client: Any) -> Any:
+    def _client(self, agent: Agent, client: Client) -> Any:
         spec = agent.model.spec if agent.model is not None else SAME
         return client if spec == SAME else self.clients[spec]
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+    async def __call__(self, inp: JudgeInput, client: Client) -> Verdict:
         meter = Meter()
         task = inp.task
         versions = template_versions(*self.templates_for(task.name))
@@ -283,7 +286,7 @@ class Debate(AdjudicatingJudge):
         return Verdict(status=CONSENSUS, label=label, grade=grade, round=rnd, rationale=_rationale(turns),
                        evidence=_found(turns), provenance=prov, usage=meter.usage)
 
-    async def _disagreement(self, last: Any, inp: JudgeInput, prov: dict, client: Any, meter: Meter) -> Verdict:
+    async def _disagreement(self, last: Any, inp: JudgeInput, prov: dict, client: Client, meter: Meter) -> Verdict:
         task = inp.task
         turns = _by_stance(last)
         values = [x.value for x in turns]
@@ -302,7 +305,7 @@ class Debate(AdjudicatingJudge):
         self,
         inp: JudgeInput,
         prov: dict,
-        client: Any,
+        client: Client,
         meter: Optional[Meter] = None,
         evidence: tuple[str, ...] = (),
     ) -> Verdict:

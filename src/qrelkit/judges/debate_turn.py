@@ -19,11 +19,14 @@ Prompt versions (``debate(prompt=...)``):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from qrelkit import prompts
 from qrelkit.judges.base import JudgeInput, parsed_decision
 from qrelkit.judges.evidence import QuoteCheck, check_quotes
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
 
 RELEVANT, IRRELEVANT = "relevant", "irrelevant"
 
@@ -165,7 +168,7 @@ def messages(me: Agent, n: int, rnd: int, prev: Optional[tuple[Turn, ...]], inp:
 
 
 async def take_turn(me: Agent, n: int, rnd: int, prev: Optional[tuple[Turn, ...]], inp: JudgeInput,
-                    block: str, client: Any, version: str, lim: Limits, guide: str = "") -> tuple[Turn, Any]:
+                    block: str, client: Client, version: str, lim: Limits, guide: str = "") -> tuple[Turn, Any]:
     """Ask one agent for its answer in round ``rnd``; a failed or unparseable call is a Turn with an error."""
     c = await client.complete(
         messages(me, n, rnd, prev, inp, block, lim, guide),

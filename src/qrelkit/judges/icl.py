@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, register
@@ -50,6 +50,9 @@ from qrelkit.judges.output import JSON, OUTPUTS
 from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.types import Doc
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
 
 RANDOM, RELEVANT_ONLY, NONRELEVANT = "random", "relevant-only", "nonrelevant"
 TOPIC, DOCUMENT = "topic", "document"
@@ -192,10 +195,10 @@ class ICL(LearningJudge):
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("icl", f"task_{task_name}")
 
-    async def learn(self, ctx: LearningContext, client: Any) -> Learned:
+    async def learn(self, ctx: LearningContext, client: Client) -> Learned:
         return Learned(info={"examples": self.pool.learn(ctx)})
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+    async def __call__(self, inp: JudgeInput, client: Client) -> Verdict:
         chosen = self.pool.pick(inp)
         text, prov = self.pool.block(inp, chosen)
         versions = template_versions(*self.templates_for(inp.task.name))

@@ -42,13 +42,16 @@ import hashlib
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.judges.base import JudgeInput, Meter, Task
 from qrelkit.judges.icl import describe
 from qrelkit.llm.base import Usage
 from qrelkit.types import Case
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
 
 ALL, RELEVANT, NONRELEVANT = "all", "relevant", "nonrelevant"
 VARIANTS = (ALL, RELEVANT, NONRELEVANT)
@@ -246,7 +249,7 @@ class _Prompter:
         return prompts.load("narrative_merge").render("item", n=n, count=p.count, partial=partial)
 
 
-async def _ask(client: Any, messages: list, version: str, meter: Meter,
+async def _ask(client: Client, messages: list, version: str, meter: Meter,
                what: str = "") -> tuple[Optional[_Part], str]:
     """One instructor call read as a narrative; (part, "") or (None, why not)."""
     c = meter.add(await client.complete(messages, max_tokens=MAX_TOKENS, version=version))
@@ -264,7 +267,7 @@ def _label_prov(chosen: Sequence[Any]) -> list[dict]:
     return [{"docid": h.docid, "grade": h.grade, "label": h.label, "source": h.source} for h in chosen]
 
 
-async def induce(ctx: Any, qid: str, client: Any, variant: str = ALL, reading: Reading = Reading()) -> Induced:
+async def induce(ctx: Any, qid: str, client: Client, variant: str = ALL, reading: Reading = Reading()) -> Induced:
     """Stage 1 for one topic: ask the instructor and store the narrative (nothing is stored on failure)."""
     labels = [h for h in ctx.for_topic(qid) if ctx.doc(h.docid) is not None]
     if reading.every:
@@ -288,7 +291,7 @@ async def induce(ctx: Any, qid: str, client: Any, variant: str = ALL, reading: R
                    usage=meter.usage)
 
 
-async def _read_sample(ctx: Any, qid: str, client: Any, variant: str, reading: Reading, chosen: Sequence[Any],
+async def _read_sample(ctx: Any, qid: str, client: Client, variant: str, reading: Reading, chosen: Sequence[Any],
                        meter: Meter) -> tuple[Optional[_Part], dict, str]:
     """``docs=N``: one call over the sample, each document cut to ``example_tokens`` (as before
     issue 16: the same prompt, so the same cache key)."""
@@ -317,7 +320,7 @@ def _shown(ctx: Any, p: _Prompter, h: Any, reading: Reading, room: int, n: int) 
     return shown, cut
 
 
-async def _read_all(ctx: Any, qid: str, client: Any, variant: str, reading: Reading, chosen: Sequence[Any],
+async def _read_all(ctx: Any, qid: str, client: Client, variant: str, reading: Reading, chosen: Sequence[Any],
                     meter: Meter) -> tuple[Optional[_Part], dict, str]:
     """``docs=all``: batches that fit the budget, a partial narrative each, then merged."""
     p = _Prompter(ctx, qid, variant)
@@ -352,7 +355,7 @@ async def _read_all(ctx: Any, qid: str, client: Any, variant: str, reading: Read
     return merged, prov, ""
 
 
-async def _merge(p: _Prompter, client: Any, parts: list[_Part], budget: int,
+async def _merge(p: _Prompter, client: Client, parts: list[_Part], budget: int,
                  meter: Meter) -> tuple[Optional[_Part], list[dict], str]:
     """Merge partial narratives, as many per call as fit the budget, in rounds until one is left."""
     merges: list[dict] = []

@@ -42,7 +42,7 @@ Provenance key ``learned`` = ``{"signals": {column: value}, "probability", "comb
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 import numpy as np
 
@@ -54,6 +54,10 @@ from qrelkit.judges.confidence import budget_param
 from qrelkit.judging.budget import Budget
 from qrelkit.llm.base import Usage
 from qrelkit.signals import combine
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
 
 DEFAULT_SIGNALS = "pmi+ql+dense+lexical+pool"
 
@@ -78,7 +82,7 @@ class SignalModel:
         self.model: Optional[combine.Combination] = None
         self.fit_usage = Usage()
 
-    async def resolve(self, store: Any, client: Any) -> dict:
+    async def resolve(self, store: Store, client: Client) -> dict:
         """Which signals can be computed here; the others are dropped, with the reason."""
         self.ctx = signals.context_from_store(store, client=client, doc_tokens=self.doc_tokens)
         active, dropped, cols = [], [], []
@@ -189,7 +193,7 @@ class LearnedJudge(BatchJudge):
         return ("likelihood",) if {"pmi", "ql"} & set(self.names) else ()
 
     # ---- learn: resolve the signals against the workspace ----------------------------------
-    async def learn(self, context: Any, client: Any) -> Any:
+    async def learn(self, context: Any, client: Client) -> Any:
         from qrelkit.judges.learning import Learned
 
         info = await self.sm.resolve(context.store, client)
@@ -223,7 +227,7 @@ class LearnedJudge(BatchJudge):
         return self.sm.dropped_list()
 
     # ---- per case ------------------------------------------------------------------------------
-    async def score(self, inp: JudgeInput, client: Any) -> LearnedScore:
+    async def score(self, inp: JudgeInput, client: Client) -> LearnedScore:
         if self.sm.ctx is not None and not self.sm.active:
             why = "no signal could be computed: " + "; ".join(f"{d.name}: {d.reason}" for d in self.sm.dropped)
             return LearnedScore(inp.case.qid, (), why)

@@ -32,13 +32,16 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.errors import UsageError
 from qrelkit.judges import Param, integer, number, register
 from qrelkit.judges.base import AUTO, Judge, JudgeInput, Meter, Verdict, error_verdict, template_versions
 from qrelkit.llm.base import SCORE
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
 
 TEMPLATE = "likelihood"
 
@@ -73,7 +76,7 @@ class Scorer:
     def continuation(self, inp: JudgeInput) -> str:
         return self.template.render("continuation", query=inp.topic.text)
 
-    async def _prior_of(self, inp: JudgeInput, client: Any, meter: Meter) -> Any:
+    async def _prior_of(self, inp: JudgeInput, client: Client, meter: Meter) -> Any:
         qid = inp.topic.qid
         fut = self._prior.get(qid)
         if fut is None or (fut.done() and not fut.result().ok):
@@ -90,7 +93,7 @@ class Scorer:
             return res
         return await asyncio.shield(fut)
 
-    async def score(self, inp: JudgeInput, client: Any, meter: Meter) -> tuple[QLScore, prompts.Truncation]:
+    async def score(self, inp: JudgeInput, client: Client, meter: Meter) -> tuple[QLScore, prompts.Truncation]:
         shown, tr = prompts.truncate(inp.text, self.doc_tokens)
         prefix = self.template.render("with_document", document=shown)
         doc_res, prior_res = await asyncio.gather(
@@ -138,7 +141,7 @@ def recall_threshold(scores: Sequence[float], labels: Sequence[int], recall: flo
 async def score_labelled(
     scorer: Scorer,
     labelled: Sequence[tuple[JudgeInput, int]],
-    client: Any,
+    client: Client,
 ) -> tuple[list[float], list[int], Meter]:
     meter = Meter()
     results = await asyncio.gather(*(scorer.score(inp, client, meter) for inp, _ in labelled))
@@ -175,7 +178,7 @@ class Likelihood(Judge):
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return (TEMPLATE,)
 
-    async def prepare(self, labelled: Sequence[tuple[JudgeInput, int]], client: Any) -> dict:
+    async def prepare(self, labelled: Sequence[tuple[JudgeInput, int]], client: Client) -> dict:
         """Calibrate ``threshold=auto`` on labelled pairs; returns the calibration summary."""
         if not self.auto:
             return {}
@@ -197,7 +200,7 @@ class Likelihood(Judge):
         }
         return self.calibration
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+    async def __call__(self, inp: JudgeInput, client: Client) -> Verdict:
         if self.threshold is None:
             raise RuntimeError("likelihood(threshold=auto) used before prepare()")
         meter = Meter()

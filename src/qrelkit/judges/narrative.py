@@ -68,7 +68,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.errors import UsageError
@@ -108,6 +108,10 @@ from qrelkit.judges.output import JSON, OUTPUTS
 from qrelkit.judges.zeroshot import judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
+
 SAME = "same"
 DEFAULT_DOCS = LEGACY_DOCS  # the reading debate(narrative=true) keeps; `narrative` reads all (docs=all)
 # What of a narrative enters an assessor's prompt (~200 + 100 tokens): a long edit or a
@@ -133,7 +137,7 @@ class ModelRef:
 def model_ref(text: str) -> ModelRef:
     if text == SAME:
         return ModelRef(SAME)
-    from qrelkit.llm.spec import parse_spec as parse_model
+    from qrelkit.llm.spec import parse_model_spec as parse_model
 
     try:
         parse_model(text)
@@ -244,7 +248,7 @@ class NarrativeBook:
         labels = [h for h in ctx.for_topic(qid) if ctx.doc(h.docid) is not None]
         return {h.docid for h in every_document(labels, self.variant, self.reading.seed, qid)}
 
-    async def ensure(self, ctx: Any, client: Any, force: bool = False) -> Any:
+    async def ensure(self, ctx: Any, client: Client, force: bool = False) -> Any:
         """Make sure every pending topic has a guide (or a reason why not); returns a Learned."""
         separate = self.instructor.spec != SAME
         instructor = client
@@ -355,13 +359,13 @@ class Narrative(LearningJudge):
         names = ("narrative_judge", "narrative_guide", f"task_{task_name}")
         return names + ("icl",) if self.k else names
 
-    async def learn(self, ctx: LearningContext, client: Any) -> Learned:
+    async def learn(self, ctx: LearningContext, client: Client) -> Learned:
         learned = await self.book.ensure(ctx, client)
         if self.pool is not None:
             learned.info["examples"] = self.pool.learn(ctx)
         return learned
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+    async def __call__(self, inp: JudgeInput, client: Client) -> Verdict:
         versions = template_versions(*self.templates_for(inp.task.name))
         guide = self.book.get(inp.topic.qid)
         if guide is None:
@@ -385,8 +389,8 @@ class Narrative(LearningJudge):
 
 # ---- scripts: regenerate (people edit in qrelkit.judges.narrative_edits) ---------------------------
 async def induce_narratives(
-    store: Any,
-    client: Any,
+    store: Store,
+    client: Client,
     task: Task,
     qids: Optional[Sequence[str]] = None,
     variant: str = ALL,

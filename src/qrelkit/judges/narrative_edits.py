@@ -4,10 +4,13 @@ it as *edited*, so that no judge replaces it (only ``qrelkit narratives generate
 from __future__ import annotations
 
 import time
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from qrelkit.errors import UsageError
 from qrelkit.judges.narrative import Guide
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 EDIT_HELP = (
     "# Lines starting with '#' are ignored. Edit the narrative and the instructions below,\n"
@@ -46,7 +49,7 @@ def parse_edit(text: str) -> tuple[str, Optional[str]]:
 
 
 def save_edit(
-    store: Any, qid: str, narrative: str, instructions: Optional[str] = None, via: str = "editor"
+    store: Store, qid: str, narrative: str, instructions: Optional[str] = None, via: str = "editor"
 ) -> dict:
     """Store a person's narrative as edited (so no judge replaces it); returns the stored row.
 

@@ -31,7 +31,7 @@ provenance, and the prefilter's calls are added to the verdict's.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, number, register
@@ -39,6 +39,9 @@ from qrelkit.judges.base import DROPPED, ChainJudge, Judge, JudgeInput, Meter, V
 from qrelkit.judges.learned import DEFAULT_SIGNALS, SignalModel, signals_param
 from qrelkit.judges.likelihood import Scorer, recall_threshold, score_labelled
 from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
 
 SCHEMA = {
     "type": "object",
@@ -81,7 +84,7 @@ class Prefilter(ChainJudge):
     def learns(self) -> bool:
         return self.by == "learned" or self.then.learns
 
-    async def learn(self, context: Any, client: Any) -> Any:
+    async def learn(self, context: Any, client: Client) -> Any:
         """by=learned: resolve the signals against the workspace; then the main judge's own learning."""
         from qrelkit.judges.learning import Learned
 
@@ -97,7 +100,7 @@ class Prefilter(ChainJudge):
         own = ("likelihood",) if self.by == "likelihood" else ("prefilter", f"task_{task_name}")
         return own + tuple(n for n in self.then.templates_for(task_name) if n not in own)
 
-    async def prepare(self, labelled: Sequence[tuple[JudgeInput, int]], client: Any) -> dict:
+    async def prepare(self, labelled: Sequence[tuple[JudgeInput, int]], client: Client) -> dict:
         out: dict = {}
         if self.learned is not None:
             self.calibration = await self._fit_learned(labelled)
@@ -146,7 +149,7 @@ class Prefilter(ChainJudge):
                 "recall": round(sum(k for k, (_, y) in zip(kept, ok) if y) / rel, 4),
                 "dropped_share": round(1 - sum(kept) / len(kept), 4), **self.learned.summary()}
 
-    async def _check(self, inp: JudgeInput, client: Any, meter: Meter) -> tuple[bool, dict]:
+    async def _check(self, inp: JudgeInput, client: Client, meter: Meter) -> tuple[bool, dict]:
         """(keep?, provenance entry)."""
         if self.learned is not None:
             p = await self.learned.probability((inp.case.qid, inp.case.docid), meter)
@@ -189,7 +192,7 @@ class Prefilter(ChainJudge):
         info["reply"] = c.parsed
         return bool(c.parsed.get("possibly_relevant", True)), info
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+    async def __call__(self, inp: JudgeInput, client: Client) -> Verdict:
         meter = Meter()
         keep, info = await self._check(inp, client, meter)
         if not keep:

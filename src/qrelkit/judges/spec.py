@@ -238,10 +238,3 @@ def resolve_method(method: Optional[str | JudgeSpec], model_spec: str, command: 
 
 def is_auto(method: Optional[str | JudgeSpec]) -> bool:
     return method is None or (isinstance(method, str) and method.strip().lower() in ("", "auto"))
-
-
-def resolve_auto(method: str, model_spec: str) -> str:
-    """``--method auto`` for `judge`, as the method's name (see :data:`AUTO_METHODS`)."""
-    if method.strip().lower() != "auto":
-        return method
-    return auto_method(model_spec).name

@@ -28,7 +28,7 @@ re-derive identically); its id names it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, register
@@ -44,6 +44,9 @@ from qrelkit.judges.base import (
     template_versions,
 )
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
 
 # Bounded so that a rambling model cannot run out of tokens inside the JSON
 # (grammar-constrained backends enforce maxLength; validators ignore it).
@@ -76,7 +79,7 @@ class ZeroShot(Judge):
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("zeroshot", f"task_{task_name}")
 
-    async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
+    async def __call__(self, inp: JudgeInput, client: Client) -> Verdict:
         versions = template_versions(*self.templates_for(inp.task.name))
         return await judge_with(inp, client, "zeroshot", self.doc_tokens, versions,
                                 {} if self.narrative else QUERY_ONLY, narrative=self.narrative,
@@ -85,7 +88,7 @@ class ZeroShot(Judge):
 
 async def judge_with(
     inp: JudgeInput,
-    client: Any,
+    client: Client,
     template: str,
     doc_tokens: int,
     versions: dict,

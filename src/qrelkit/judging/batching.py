@@ -13,12 +13,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from qrelkit.judges.base import ERROR, ESCALATE, BatchJudge, BatchProgress, JudgeInput, Task, Verdict
 from qrelkit.judges.learning import HumanLabel, sample_labels
+from qrelkit.judging.context import RunContext
 from qrelkit.judging.labels import human_labels
 from qrelkit.types import Case
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 Pair = tuple[str, str]
 
@@ -36,7 +40,7 @@ async def bounded(factories: Sequence[Callable[[], Any]], concurrency: int) -> l
 
 def _teaching_labels(
     judge: BatchJudge,
-    store: Any,
+    store: Store,
     selected: Sequence[Case],
     pending: Sequence[Case],
     task: Task,
@@ -58,20 +62,16 @@ def _teaching_labels(
 
 
 async def judge_in_batches(
-    judge: BatchJudge,
-    store: Any,
+    run: RunContext,
     selected: Sequence[Case],
     pending: Sequence[Case],
-    task: Task,
-    client: Any,
-    method: str,
-    model: str,
-    concurrency: int,
-    oracle: Optional[Mapping[Pair, int]],
     make_input: Callable[[Case], JudgeInput | Verdict],
     record: Callable[[Case, Verdict], None],
 ) -> dict:
     """Score and decide ``pending`` batch by batch; returns what the summary reports."""
+    judge, store, task, client, oracle = run.judge, run.store, run.task, run.client, run.oracle
+    assert isinstance(judge, BatchJudge)
+    method, model, concurrency = run.method, run.model, run.concurrency
     keys = {(c.qid, c.docid) for c in selected}
     pending_keys = {(c.qid, c.docid) for c in pending}
     earlier = [

@@ -13,13 +13,17 @@ is written.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from qrelkit.errors import UsageError
 from qrelkit.judges.base import ERROR, ESCALATE, AdjudicatingJudge, JudgeInput, Task
 from qrelkit.judging.budget import Budget, rank, strength
 from qrelkit.store.waiting import wants_people
 from qrelkit.types import Case, Judgment, Provenance
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
 
 Pair = tuple[str, str]
 COMMON_KEYS = ("method", "model", "task", "status", "reason")  # written by the runner, not by judges
@@ -48,7 +52,7 @@ def with_prov(j: Judgment, prov: Provenance) -> Judgment:
 
 
 def answer_from_oracle(
-    store: Any, selection: Any, method: str, model: str, oracle: Mapping[Pair, int]
+    store: Store, selection: Any, method: str, model: str, oracle: Mapping[Pair, int]
 ) -> None:
     """Simulation: note the reference grade on each escalation of the selection (a
     :class:`qrelkit.store.Selection`); the label stays undecided."""
@@ -74,11 +78,11 @@ def budget_mark(bud: Budget, cap: int, i: int, prov: Provenance, llm: bool) -> d
 
 
 async def apply_budget(
-    store: Any,
+    store: Store,
     selection: Any,
     bud: Budget,
     adjudicating: Optional[AdjudicatingJudge],
-    client: Any,
+    client: Client,
     method: str,
     model: str,
     task: Task,
@@ -113,7 +117,7 @@ async def apply_budget(
 
 
 def list_escalations(
-    store: Any, method: Optional[str] = None, include_over_budget: bool = False
+    store: Store, method: Optional[str] = None, include_over_budget: bool = False
 ) -> list[dict]:
     """What waits for people (status escalate/error), oldest method first, with the debate history."""
     topics = store.topics()

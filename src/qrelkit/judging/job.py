@@ -74,6 +74,9 @@ class JudgingJob:
             spec = spec.with_prefilter(parse_prefilter(self.prefilter))
         if self.adjudicator:
             spec = spec.with_adjudicator(self.adjudicator)
+        from qrelkit.judging.escalation import check_budget
+
+        check_budget(spec, None if self.own_budget(spec) else self.budget)
         return spec
 
     def own_budget(self, spec: JudgeSpec) -> bool:

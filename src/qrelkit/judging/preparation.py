@@ -10,23 +10,30 @@ calibrated when no case is left to judge, so a finished run costs nothing.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from qrelkit.judges.base import Judge, Task
 from qrelkit.judges.learning import Learned
 from qrelkit.judging.labels import labelled_pairs, learning_context
 from qrelkit.types import Case
 
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
 
-def check_client(judge: Judge, client: Any) -> None:
-    """Fail before any call: each judge's own, more helpful, message first, then ``requires``."""
+
+def check_client(judge: Judge, client: Client) -> None:
+    """Fail before any call: each judge's own, more helpful, message first, then ``requires``;
+    then the judges' own clients are made (and checked) too."""
     for j in judge.chain():
         j.check_client(client)
     client.require(*sorted(judge.requires))
+    for j in judge.chain():
+        j.open_clients(client)
 
 
 async def prepare(
-    judge: Judge, store: Any, task: Task, selected: Sequence[Case], pending: Sequence[Case], client: Any
+    judge: Judge, store: Store, task: Task, selected: Sequence[Case], pending: Sequence[Case], client: Client
 ) -> tuple[dict, Learned]:
     """Learn and calibrate; returns (what the summary reports as ``calibration``, what learning cost)."""
     calibration: dict = {}

@@ -44,6 +44,7 @@ from qrelkit.judges.base import (
 from qrelkit.judges.learning import Learned
 from qrelkit.judging.batching import judge_in_batches
 from qrelkit.judging.budget import Budget, parse_budget
+from qrelkit.judging.context import RunContext
 from qrelkit.judging.escalation import answer_from_oracle, apply_budget, check_budget
 from qrelkit.judging.preparation import check_client, prepare
 from qrelkit.judging.selection import open_selection, resolve_task
@@ -209,7 +210,7 @@ async def arun_judging(
     check_client(judge, client)
     check_budget(spec, bud)
     sel = open_selection(store, o.share, o.limit, o.cases)
-    run = _Run(store, spec, judge, client, sel, tsk, bud, o.oracle, t0, {
+    run = RunContext(store, spec, judge, client, sel, tsk, bud, o.oracle, t0, {
         "method": method, "model": model, "task": tsk.name, "threshold": o.threshold, "share": o.share,
         "limit": o.limit, "concurrency": o.concurrency, "budget": str(bud) if bud else None,
         "oracle": len(o.oracle) if o.oracle is not None else None,
@@ -220,26 +221,10 @@ async def arun_judging(
         sel.drop()
 
 
-@dataclass(frozen=True)
-class _Run:
-    """One judging run's parts, as :func:`_judge_selection` needs them."""
-
-    store: Store
-    spec: JudgeSpec
-    judge: Judge
-    client: Client
-    sel: Any  # qrelkit.store.Selection
-    task: Task
-    budget: Optional[Budget]
-    oracle: Optional[Mapping[Pair, int]]
-    t0: float
-    args: dict
-
-
-async def _judge_selection(run: _Run, progress: Optional[Callable[[ProgressUpdate], None]]) -> JudgeSummary:
+async def _judge_selection(run: RunContext, progress: Optional[Callable[[ProgressUpdate], None]]) -> JudgeSummary:
     """Judge the pending cases of ``sel`` (a :class:`qrelkit.store.Selection`), record the command."""
     store, spec, judge, client, sel, tsk, bud, oracle = (
-        run.store, run.spec, run.judge, run.client, run.sel, run.task, run.budget, run.oracle)
+        run.store, run.spec, run.judge, run.client, run.selection, run.task, run.budget, run.oracle)
     args = run.args
     method, model, concurrency = spec.canonical, client.model_id, args["concurrency"]
     # whole-selection judges get lists, as before; the others stream the pending cases page by page
@@ -257,10 +242,7 @@ async def _judge_selection(run: _Run, progress: Optional[Callable[[ProgressUpdat
         if isinstance(judge, BatchJudge):
             if pending:
                 calibration.update(
-                    await judge_in_batches(
-                        judge, store, selected, pending, tsk, client, method, model,
-                        concurrency, oracle, make_input, record,
-                    )
+                    await judge_in_batches(run, selected, pending, make_input, record)
                 )
         else:
             await _judge_each(judge, pending if whole else sel.pending(method, model), client, concurrency,
@@ -280,10 +262,7 @@ async def _judge_selection(run: _Run, progress: Optional[Callable[[ProgressUpdat
         used: Usage = client.usage - record.usage0
         for j in judge.chain():
             used = used + j.extra_usage()
-        summary = summarise(
-            sel, spec.canonical, model, tsk, args["share"], used, record.done,
-            time.perf_counter() - run.t0, calibration, learned,
-        )
+        summary = summarise(run, used, record.done, calibration, learned)
         store.finish_command(run_id, command_totals(client.usage_dict(), summary), status=status)
         for j in judge.chain():
             await j.aclose()

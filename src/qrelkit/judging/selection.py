@@ -7,16 +7,19 @@ and a resumed run skips exactly what is done.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from qrelkit.errors import UsageError
 from qrelkit.judges.base import ANSWER, GRADED, Task
 from qrelkit.types import Case
 
+if TYPE_CHECKING:
+    from qrelkit.store import Store
+
 SHARES = ("llm", "people", "all", "judged")
 
 
-def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") -> Task:
+def resolve_task(store: Store, task: str = "auto", threshold: int | str = "auto") -> Task:
     """``auto``, the one rule of every command: new labels must be on the collection's
     own scale, so a graded collection (some grade > 1) gets the graded task even
     when its topics carry answers; otherwise the answer task when every topic has
@@ -43,7 +46,7 @@ def resolve_task(store: Any, task: str = "auto", threshold: int | str = "auto") 
     return Task(task, resolved.value)
 
 
-def open_selection(store: Any, share: str = "llm", limit: Optional[int] = None,
+def open_selection(store: Store, share: str = "llm", limit: Optional[int] = None,
                    cases: Optional[Iterable[Case]] = None) -> Any:
     """The cases a run covers as a :class:`qrelkit.store.Selection` (a temporary table, paged
     and counted in SQL; drop it when done), in stable order (``limit`` applies before
@@ -64,7 +67,7 @@ def open_selection(store: Any, share: str = "llm", limit: Optional[int] = None,
     return sel
 
 
-def select_cases(store: Any, share: str = "llm", limit: Optional[int] = None) -> list[Case]:
+def select_cases(store: Store, share: str = "llm", limit: Optional[int] = None) -> list[Case]:
     """The cases a run covers, in stable order, as a list (see :func:`open_selection`)."""
     sel = open_selection(store, share, limit)
     try:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-from qrelkit.judges.base import Task
 from qrelkit.judges.learning import Learned
+
+if TYPE_CHECKING:
+    from qrelkit.judging.context import RunContext
 from qrelkit.types import Usage
 
 
@@ -69,20 +71,13 @@ class JudgeSummary:
         return asdict(self)
 
 
-def summarise(
-    selection: Any,
-    method: str,
-    model: str,
-    task: Task,
-    share: str,
-    usage: Usage,
-    new: int,
-    seconds: float,
-    calibration: dict,
-    learned: Learned,
-) -> JudgeSummary:
-    """The summary of a run whose own usage was ``usage``; the counts are over ``selection``
-    (a :class:`qrelkit.store.Selection`), counted in SQL."""
+def summarise(run: "RunContext", usage: Usage, new: int, calibration: dict, learned: Learned) -> JudgeSummary:
+    """The summary of a run whose own usage was ``usage``; the counts are over the run's
+    selection (a :class:`qrelkit.store.Selection`), counted in SQL."""
+    import time
+
+    selection, method, model, task, share = run.selection, run.method, run.model, run.task, run.share
+    seconds = time.perf_counter() - run.t0
     n = selection.counts(method, model)
     if learned.separate_client:
         usage = usage + learned.usage

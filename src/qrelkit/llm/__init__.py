@@ -16,7 +16,7 @@ from qrelkit.llm.base import (
 )
 from qrelkit.llm.client import CORRECTIVE, Client
 from qrelkit.llm.scripted import ScriptedBackend
-from qrelkit.llm.spec import ModelSpec, canonical_model_id, make_backend, make_client, parse_spec
+from qrelkit.llm.spec import ModelSpec, canonical_model_id, make_backend, make_client, parse_model_spec
 
 __all__ = [
     "CHAT",
@@ -38,5 +38,5 @@ __all__ = [
     "canonical_model_id",
     "make_backend",
     "make_client",
-    "parse_spec",
+    "parse_model_spec",
 ]

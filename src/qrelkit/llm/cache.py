@@ -12,7 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 
 def cache_key(kind: str, model: str, payload: dict) -> str:
@@ -55,7 +58,7 @@ class MemoryCache:
 class StoreCache:
     """The workspace database's ``llm_calls`` table, shared by every command and process."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: Store):
         self.store = store
 
     def get(self, key: str) -> Optional[dict]:

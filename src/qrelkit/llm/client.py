@@ -28,7 +28,7 @@ import logging
 import random
 import time
 from dataclasses import replace
-from typing import Any, Awaitable, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Sequence
 
 from qrelkit.errors import CapabilityError
 from qrelkit.llm.base import (
@@ -48,6 +48,9 @@ from qrelkit.llm.cache import Answer, MemoryCache, StoreCache, cache_key
 from qrelkit.llm.jsonschema import parse_reply
 from qrelkit.llm.limits import TokenBucket
 from qrelkit.llm.prices import PriceSpec, resolve_prices
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_CAP = 300.0
@@ -133,7 +136,7 @@ class Client:
     def __init__(
         self,
         backend: Backend,
-        store: Any = None,
+        store: Optional[Store] = None,
         concurrency: int = 8,
         max_attempts: int = 4,
         timeout: float = 60.0,

@@ -27,11 +27,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import parse_qsl, urlsplit
 
 from qrelkit.errors import UsageError
 from qrelkit.specs import Param, bind, choice
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 JSON_MODES = ("schema", "object", "prompt")
 LOCAL_TIMEOUT = 600.0
@@ -63,7 +66,7 @@ _URL_SPLIT = re.compile(r"@(?=https?://)")
 
 
 def _parts(s: str) -> tuple[str, str, Optional[str], str]:
-    """A spec's pieces by syntax alone, the one reading both :func:`parse_spec` and
+    """A spec's pieces by syntax alone, the one reading both :func:`parse_model_spec` and
     :func:`canonical_model_id` use: kind, model (name or path), endpoint list text, options text."""
     kind, _, rest = s.partition(":")
     if kind not in ("openai", "vllm"):
@@ -75,7 +78,7 @@ def _parts(s: str) -> tuple[str, str, Optional[str], str]:
     return kind, model, (urls[0] if urls else None), query
 
 
-def parse_spec(spec: str) -> ModelSpec:
+def parse_model_spec(spec: str) -> ModelSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"empty model spec; {_EXAMPLES}")
     s = spec.strip()
@@ -172,7 +175,7 @@ def api_key() -> str:
 
 
 def make_backend(spec: str, concurrency: int = 8) -> Any:
-    ms = parse_spec(spec)
+    ms = parse_model_spec(spec)
     if ms.kind == "local":
         from qrelkit.llm.local import LocalBackend
 
@@ -209,14 +212,14 @@ def _vllm_backend(ms: ModelSpec) -> Any:
     return VLLMBackend(ms.model, given, batch=values["batch"])
 
 
-def make_client(spec: str, store: Any = None, backend: Any = None, **client_opts: Any) -> Any:
+def make_client(spec: str, store: Optional[Store] = None, backend: Any = None, **client_opts: Any) -> Any:
     """Build a Client for a model spec string (the CLI's ``--model``); ``backend``: the spec's
     backend already made elsewhere (by an engine, :mod:`qrelkit.engines`)."""
     from qrelkit.llm.client import Client
 
     if backend is None:
         backend = make_backend(spec, concurrency=int(client_opts.get("concurrency", 8)))
-    if parse_spec(spec).kind in ("local", "vllm"):
+    if parse_model_spec(spec).kind in ("local", "vllm"):
         # An in-process call cannot be cancelled (its thread runs on), so a
         # timeout only turns slow work into errors; on a loaded 2-core machine
         # one call can take tens of seconds, and a vLLM engine's first call

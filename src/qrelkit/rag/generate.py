@@ -22,13 +22,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.rag.batch import paid, run_groups, usage_record
 from qrelkit.store.rag import Answer
 from qrelkit.types import Doc, Topic, Usage
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
 
 TEMPLATE = "rag_generate"
 DEFAULT_K = 10
@@ -100,7 +104,7 @@ def context_block(docids: Sequence[str], lookup: DocLookup, budget: int) -> tupl
     return "\n\n".join(parts), tuple(missing)
 
 
-def _reusable(store: Any, model: str, k: int, version: str, wanted: Mapping) -> dict:
+def _reusable(store: Store, model: str, k: int, version: str, wanted: Mapping) -> dict:
     if store is None:
         return {}
     return {
@@ -114,10 +118,10 @@ async def agenerate(
     runs: Sequence[Any],
     topics: Mapping[str, Topic],
     lookup: DocLookup,
-    client: Any,
+    client: Client,
     *,
     k: int = DEFAULT_K,
-    store: Any = None,
+    store: Optional[Store] = None,
     concurrency: int = 8,
     context_tokens: int = CONTEXT_TOKENS,
     progress: Optional[Callable[[int, int], None]] = None,

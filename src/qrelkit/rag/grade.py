@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.rag.batch import paid, run_groups, usage_record
 from qrelkit.store.rag import Answer, Grade
 from qrelkit.types import Topic, Usage
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
 
 TEMPLATE = "rag_grade"
 ANSWER_TOKENS = 300  # what the grader sees of a (rambling) generated answer
@@ -65,7 +69,7 @@ def grade_messages(topic: Topic, answer: str) -> list:
     return t.messages(query=topic.text, gold=gold, answer=prompts.delimit(prompts.escape(shown), "ANSWER"))
 
 
-def _reusable(store: Any, grader: str, version: str, items: Sequence[Answer]) -> dict:
+def _reusable(store: Store, grader: str, version: str, items: Sequence[Answer]) -> dict:
     if store is None:
         return {}
     want = {(a.system, a.qid, a.model): a.answer for a in items}
@@ -79,9 +83,9 @@ def _reusable(store: Any, grader: str, version: str, items: Sequence[Answer]) ->
 async def agrade(
     answers: Sequence[Answer],
     topics: Mapping[str, Topic],
-    client: Any,
+    client: Client,
     *,
-    store: Any = None,
+    store: Optional[Store] = None,
     concurrency: int = 8,
     progress: Optional[Callable[[int, int], None]] = None,
 ) -> tuple[tuple[Grade, ...], GradeSummary]:

@@ -10,24 +10,28 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from qrelkit.rag.files import answer_record, grade_record, write_jsonl
 from qrelkit.rag.generate import DEFAULT_K, agenerate
 from qrelkit.rag.grade import agrade
 
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
+
 ANSWERS = "answers.jsonl"
 GRADED = "answers.graded.jsonl"
 
 
-def workspace_runs(store: Any) -> list:
+def workspace_runs(store: Store) -> list:
     """The workspace's runs whose files are still there."""
     from qrelkit.data import read_run
 
     return [read_run(r.path) for r in store.runs() if Path(r.path).exists()]
 
 
-def rag_in_workspace(store: Any, client: Any, *, k: int = DEFAULT_K, concurrency: int = 8) -> dict:
+def rag_in_workspace(store: Store, client: Client, *, k: int = DEFAULT_K, concurrency: int = 8) -> dict:
     """Answers of every workspace run from its top-k, graded; files written next to the database."""
     topics = store.topics()
     if not any(t.answers for t in topics.values()):

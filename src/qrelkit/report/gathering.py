@@ -24,9 +24,12 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from qrelkit.errors import InputError
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 Pair = tuple[str, str]
 
@@ -114,7 +117,7 @@ class MergedTally:
         return cls.of(result.labels, len(result.unresolved))
 
     @classmethod
-    def from_store(cls, store: Any) -> Optional["MergedTally"]:
+    def from_store(cls, store: Store) -> Optional["MergedTally"]:
         """Original + people's + the latest judge's labels, streamed (None without judgments)."""
         from qrelkit.merge import MergedLabel, iter_merged, merged_method
 

@@ -19,7 +19,7 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from qrelkit.report.gathering import MergedTally, full_rankings, workspace_runs
 from qrelkit.report.rag import RAG_K, rag_alignment, rag_figure, rag_section
 from qrelkit.store.commands import CommandRun
 from qrelkit.types import Usage
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -376,7 +379,7 @@ def report_from_workspace(
 
 
 def report_from_store(
-    store: Any,
+    store: Store,
     out: Union[str, Path],
     merged_result: Any = None,
     measure: str = "nDCG@10",
@@ -449,13 +452,13 @@ def report_from_store(
     agreements: tuple = ()
     reference_name = ""
     if judgments and reference:
-        from qrelkit.evaluate.agreement import judgments_agreement
+        from qrelkit.evaluate.judge_agreement import judgments_agreement
 
         agreements = tuple(a for a in judgments_agreement(
             [j for j in judgments if j.source != "human"], dict(reference[1]), threshold) if a.overall.pairs)
         reference_name = reference[0]
     if judgments and original and not agreements:
-        from qrelkit.evaluate.agreement import judgments_agreement
+        from qrelkit.evaluate.judge_agreement import judgments_agreement
 
         agreements = tuple(a for a in judgments_agreement(judgments, original, threshold) if a.overall.pairs)
         reference_name = "original qrels"
@@ -463,7 +466,7 @@ def report_from_store(
         human = {(j.qid, j.docid): j.effective_grade for j in judgments
                  if j.source == "human" and j.effective_grade is not None}
         if human:
-            from qrelkit.evaluate.agreement import judgments_agreement
+            from qrelkit.evaluate.judge_agreement import judgments_agreement
 
             agreements = tuple(a for a in judgments_agreement(
                 [j for j in judgments if j.source != "human"], human, threshold) if a.overall.pairs)
@@ -504,7 +507,7 @@ def _version() -> str:
     return __version__
 
 
-def _escalations(store: Any, labels: Sequence[Any], original: dict) -> tuple[EscalationRow, ...]:
+def _escalations(store: Store, labels: Sequence[Any], original: dict) -> tuple[EscalationRow, ...]:
     """Escalated, failed and adjudicated judgments (read whole, for their reasons) and what
     became of them; ``labels`` are every judgment without texts (people's outcomes)."""
     people: dict[tuple[str, str], int] = {}
@@ -541,7 +544,7 @@ def _summed(items: Iterable[tuple[tuple[str, str], Usage]]) -> tuple[CostRow, ..
     return tuple(CostRow.of(name, model, n, u) for (name, model), (n, u) in sorted(agg.items()))
 
 
-def _costs(store: Any) -> tuple[CostRow, ...]:
+def _costs(store: Store) -> tuple[CostRow, ...]:
     """Calls and spending per (method, model), summed in SQL."""
     return tuple(
         CostRow.of(method, model, n, Usage(calls=c or 0, prompt_tokens=pt or 0, completion_tokens=ct or 0,

@@ -22,12 +22,16 @@ Signals are chosen with spec text ``pmi+ql+dense+lexical+pool`` (:func:`parse_si
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Mapping, Optional, Sequence
 
 import numpy as np
 
 from qrelkit import prompts
 from qrelkit.types import Case, Doc, Topic, Usage
+
+if TYPE_CHECKING:
+    from qrelkit.llm.client import Client
+    from qrelkit.store import Store
 
 Pair = tuple[str, str]
 REGISTRY: dict[str, type["Signal"]] = {}
@@ -54,8 +58,8 @@ class SignalContext:
     corpus: Callable[[], Mapping[str, str]]
     cases: Mapping[Pair, Case] = field(default_factory=dict)
     has_runs: bool = False
-    client: Any = None
-    store: Any = None
+    client: Optional[Client] = None
+    store: Optional[Store] = None
     doc_tokens: int = prompts.DEFAULT_DOC_TOKENS
 
     def text(self, docid: str) -> str:
@@ -180,7 +184,7 @@ async def matrix(names: Sequence[str], pairs: Sequence[Pair], ctx: SignalContext
     return Matrix(tuple(cols), x, tuple(dropped), versions)
 
 
-def context_from_store(store: Any, client: Any = None, doc_tokens: int = prompts.DEFAULT_DOC_TOKENS) -> SignalContext:
+def context_from_store(store: Store, client: Optional[Client] = None, doc_tokens: int = prompts.DEFAULT_DOC_TOKENS) -> SignalContext:
     """A context over one workspace: its topics, documents, pooled cases and runs."""
     cases = {(c.qid, c.docid): c for c in store.cases() if c.runs}
     return SignalContext(

@@ -12,7 +12,10 @@ stays flat. Pairs outside the workspace's topics are left out, as
 from __future__ import annotations
 
 import itertools
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 _names = itertools.count(1)
 
@@ -20,7 +23,7 @@ _names = itertools.count(1)
 class PoolTable:
     """The runs' top lists of one `pool` command (make it with :meth:`PoolingStore.pool_table`)."""
 
-    def __init__(self, store: Any, table: str):
+    def __init__(self, store: Store, table: str):
         self.store, self.table = store, table
 
     def add_run(self, run: int, rows: Iterable[tuple[str, str, int]]) -> None:

@@ -23,13 +23,16 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
 from qrelkit.store.collection import CASE_COLS as _CASE_COLS
 from qrelkit.store.collection import case_filters as _filters
 from qrelkit.store.collection import case_row as _case_row
 from qrelkit.store.judgments import _JCOLS, _judgment_row
 from qrelkit.types import Case, Judgment
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 _names = itertools.count(1)
 # "Waits for people" (:func:`qrelkit.store.waiting.wants_people`) in SQL: errors always;
@@ -56,7 +59,7 @@ class SelectionCounts:
 class Selection:
     """One run's cases in a temporary table (make it with :meth:`SelectionStore.selection`)."""
 
-    def __init__(self, store: Any, table: str, size: int):
+    def __init__(self, store: Store, table: str, size: int):
         self.store, self.table, self.size = store, table, size
 
     def __len__(self) -> int:
