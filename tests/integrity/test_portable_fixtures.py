@@ -1,7 +1,8 @@
 """No fixture holds an absolute path of the machine it was made on.
 
 A stored path like ``/tmp/jobs-old/src/qrelkit/demo/bm25.run`` makes a test pass only where that
-folder happens to exist (issue 31). Every file under ``tests/`` that is not Python is scanned:
+folder happens to exist (issue 31). Every file under ``tests/`` that is neither Python nor a
+Markdown note (which may tell where a fixture was made) is scanned:
 text as it is, ``.gz`` decompressed, SQLite databases (the workspace fixtures) dumped row by row,
 so a path in a stored plan, input list or runs table is seen too.
 """
@@ -25,7 +26,7 @@ SQLITE = b"SQLite format 3\x00"
 
 def fixture_files() -> list[Path]:
     return sorted(p for p in TESTS.rglob("*")
-                  if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts)
+                  if p.is_file() and p.suffix not in (".py", ".pyc", ".md") and "__pycache__" not in p.parts)
 
 
 def readable_text(path: Path, tmp: Path) -> str:

@@ -1,10 +1,11 @@
 """A workspace filled by the previous version resumes with 0 new LLM calls and the same qrels:
 the method id composed from ``--auto`` (once by string surgery, now as a value) is unchanged.
 
-The fixture was made on another machine: its runs table holds that machine's absolute paths
-(``/tmp/jobs-old/...``). The tests never read them: they resume with the runs gone (the paths
-rewritten into this test's own tmp folder, where nothing is) or with the runs passed again from
-the repository's demo folder, so they pass whatever that other folder holds here."""
+The fixture was made in a checkout at ``/tmp/jobs-old`` on another machine; its stored paths
+were made repository-relative since (its README). The tests read no stored path: they resume
+with the runs gone (the paths rewritten into this test's own tmp folder, where nothing is) or
+with the runs passed again from the repository's demo folder, so they depend on nothing outside
+the repository and what they create."""
 
 from __future__ import annotations
 
