@@ -11,7 +11,9 @@ passage and query embedded once), CPU-seconds, passages per CPU-second (the figu
 depends on what else the shared machine runs), the largest |cosine difference| of a pair from
 the numpy reference, the lowest cosine between a passage's vector and numpy's, and the dense
 signal's AUC on the judged pairs (a logistic fit on the labelled ones, as benchmarks/embedded.py;
-its README figure is 0.674). Target: >= 200 passages/s on 2 cores.
+its README figure is 0.674). Target: >= 200 passages/s on 2 cores. A backend this machine cannot
+run (onnx-int8 without VNNI, or with ``QRELKIT_CPU_INT8=0``) gets a "skipped" row with the reason,
+and a line before the table names the backend the dense signal uses here.
 """
 from __future__ import annotations
 
@@ -103,6 +105,9 @@ def main() -> None:
     ctx = signals.SignalContext(topics=topics, docs=docs.get, corpus=lambda: {})
     texts = [ctx.text(d)[:dense.MAX_CHARS] for d in sorted({d for _, d in pairs})]
     ceiling(texts, minilm.BACKENDS['numpy'].batch_size)
+    print(f"dense signal's backend on this machine: {minilm.default_backend().name} "
+          f"(int8 path: {minilm.cpu_int8_missing() or 'on'}; {minilm.CPU_INT8_ENV}="
+          f"{os.environ.get(minilm.CPU_INT8_ENV, 'unset')}, {minilm.ENV}={os.environ.get(minilm.ENV, 'unset')})")
     ref, ref_vecs = None, None
     print(f"{'backend':<10} {'texts':>6} {'per_s':>7} {'cpu_s':>7} {'per_cpu_s':>9} {'max|dcos|':>9} "
           f"{'min cos':>8} {'AUC':>6}  notes")

@@ -152,8 +152,10 @@ def _ensure_loaded(store: Store, plan: "Plan", need_qrels: bool) -> None:
             f"{store.workspace}: empty workspace; pass --topics, --docs{', --qrels' if need_qrels else ''} "
             "and --runs (or a --plan file)"
         )
-    if plan.runs:
-        raise UsageError("--runs needs --topics and --docs as well (or init the workspace first)")
+    if plan.runs:  # runs alone re-point a loaded workspace's runs (moved files) or add new ones
+        from qrelkit.workspace import load_runs
+
+        load_runs(store, plan.runs)
 
 
 @dataclass(frozen=True)

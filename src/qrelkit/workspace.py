@@ -3,6 +3,13 @@
 Both are idempotent: loading the same files again changes nothing, and
 re-pooling with the same depths reports zero changed cases. The jobs (`fill`,
 `build`) call them on every run, so a resumed job costs nothing here.
+
+Topics, documents and qrels are copied into the store; runs are stored by name and path (they
+can be large, and pooling reads only their top k). A workspace whose run files have moved or
+gone (another machine, a renamed folder) still resumes at the same depths: its pool is in its
+store, and re-pooling could only lose cases, so the stored pool is kept and the result lists
+``runs_missing``. Pooling anew needs the files: the error says to pass ``--runs`` again with
+where they are now, which re-points the stored runs by name (:func:`load_runs`).
 """
 from __future__ import annotations
 
@@ -73,6 +80,40 @@ def load_collection(
                              "qrels": qrels_file.duplicates if qrels_file else 0}}
     store.set_meta("inputs", {"inputs": inputs, "fingerprint": fp, "counts": counts})
     return {**counts, "reloaded": True}
+
+
+def load_runs(store: Store, runs: Sequence[str], allow_empty: bool = False) -> dict:
+    """Runs into a workspace that already holds its collection: a run is known by its name (the
+    file's), so a moved run is re-pointed and a new one added; nothing else is read again."""
+    from qrelkit.data import expand_paths
+
+    run_paths = [str(p) for p in expand_paths(list(runs))]
+    for name, path in zip(_run_names(run_paths, allow_empty), run_paths):
+        store.upsert_run(name, path)
+    previous = store.get_meta("inputs")
+    if previous:
+        inputs = {**previous["inputs"], "runs": [r.path for r in store.runs()]}
+        files = [inputs["topics"], inputs["docs"], *([inputs["qrels"]] if inputs.get("qrels") else []), *inputs["runs"]]
+        counts = {**previous["counts"], "runs": len(inputs["runs"])}
+        store.set_meta("inputs", {"inputs": inputs, "fingerprint": _fingerprint(files), "counts": counts})
+    return {"runs": len(store.runs()), "loaded": len(run_paths)}
+
+
+def gone_hint(workspace: object) -> str:
+    """What to do when a run file the workspace recorded is gone."""
+    return (f"a run file recorded in workspace {workspace} is gone (moved or deleted since it was loaded); "
+            f"pass --runs again with where the runs are now, e.g. `qrelkit fill -w {workspace} --runs NEW_FOLDER` "
+            f"(or build), or `qrelkit init -w {workspace} --topics ... --docs ... --runs NEW_FOLDER`")
+
+
+def stored_run_paths(store: Store) -> list[str]:
+    """The workspace's run files, for a command that must read them all; a gone one is an
+    InputError saying what to do."""
+    paths = [r.path for r in store.runs()]
+    gone = [p for p in paths if not Path(p).is_file()]
+    if gone:
+        raise InputError(gone[0], None, gone_hint(store.workspace))
+    return paths
 
 
 def _load_docs(store: Store, path: str, on_docs: Optional[Callable[[int], None]]) -> tuple[int, int]:
@@ -156,6 +197,9 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
         )
     paths = [p for _, p, _ in stored]
     k_human = allocation["k_human"] if allocation.name == "depth" else None
+    gone = [p for p in paths if not Path(p).is_file()]
+    if gone:
+        return _kept_pool(store, gone, depth, k_human, str(allocation))
     if k_human is not None:
         counts = _pool_in_store(store, paths, depth, k_human)
     else:
@@ -164,6 +208,25 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
     return {"depth": depth, "human_depth": k_human, "allocation": str(allocation),
             **{k: counts[k] for k in ("pooled", "holes", "people", "llm", "judged")},
             "no_text": store.cases_without_text(), "changed": counts["changed"], "unchanged": counts["unchanged"]}
+
+
+def _kept_pool(store: Store, gone: list[str], depth: int, k_human: Optional[int], allocation: str) -> dict:
+    """The stored pool, when run files are gone and it was made at the same depths (see the
+    module docstring); else an InputError that says how to point the workspace at the runs."""
+    before = store.get_meta("pool") or {}
+    same = (before.get("depth"), before.get("human_depth"), before.get("allocation", allocation)) == (
+        depth, k_human, allocation)
+    cases = store.cases() if same else []
+    if not cases:
+        asked = f"depth {depth}, {allocation}"
+        share = before.get("allocation") or f"depth(k_human={before.get('human_depth')})"
+        was = f"depth {before.get('depth')}, {share}" if before else "never"
+        raise InputError(gone[0], None, f"{gone_hint(store.workspace)}; pooling ({asked}; pooled before: {was}) "
+                                        "needs the run files")
+    counts = _pool_counts(cases)
+    return {"depth": depth, "human_depth": k_human, "allocation": allocation,
+            **{k: counts[k] for k in ("pooled", "holes", "people", "llm", "judged")},
+            "no_text": store.cases_without_text(), "changed": 0, "unchanged": len(cases), "runs_missing": gone}
 
 
 def _pool_counts(cases: Sequence[Case]) -> Counter:

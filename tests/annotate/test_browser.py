@@ -19,7 +19,7 @@ from qrelkit.store import Store
 
 from .helpers import ServerThread, add_login, build_workspace
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("QRELKIT_TEST_CHROMIUM", "/usr/bin/chromium")  # CI runs these once without it
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run", "--disable-sync"]
 

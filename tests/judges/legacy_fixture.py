@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
 import sys
@@ -88,7 +89,8 @@ def build(out: Path) -> None:
     ws = out / "workspace"
     p = demo_paths()
     store = Store.create(ws)
-    load_collection(store, str(p.topics), str(p.docs), str(p.qrels), [str(r) for r in p.runs])
+    rel = os.path.relpath  # from the checkout's root: no path of this machine in the fixture
+    load_collection(store, rel(p.topics), rel(p.docs), rel(p.qrels), [rel(r) for r in p.runs])
     pool_workspace(store, depth=5, human_depth=1)
     for i, (method, share, budget) in enumerate(JOBS):
         run_judging(store, method, client(store), task=TASK, share=share, budget=budget)

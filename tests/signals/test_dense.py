@@ -4,6 +4,10 @@ tests/data/minilm_reference.json holds vectors computed once by sentence-transfo
 torch 2.13 (CPU) from the same weights package (its ``made_by`` says so); torch is not a
 dependency, so the reference is stored rather than recomputed. The numpy and onnx (fp32)
 backends must match it within 1e-4; onnx-int8 is an approximation (cosine >= 0.99).
+
+onnx-int8 runs only where the CPU has VNNI (``minilm.cpu_int8``); its tests skip with the reason
+elsewhere, and the tests below of what a CPU without it does run everywhere, by turning the int8
+path off with ``QRELKIT_CPU_INT8=0`` (docs/portability.md).
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import pytest
 
 from qrelkit import signals
 from qrelkit.signals import minilm, minilm_onnx
+from qrelkit.store import Store
 from qrelkit.types import Doc, Topic
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" / "minilm_reference.json").read_text())
@@ -29,6 +34,8 @@ needs_model = pytest.mark.skipif(not HAVE_MODEL, reason=f"weights package missin
 HAVE_ORT = minilm_onnx.missing() is None
 needs_ort = pytest.mark.skipif(not HAVE_ORT, reason=f"onnx backends unavailable: {minilm_onnx.missing()}")
 EXACT = ["numpy", pytest.param("onnx", marks=needs_ort)]
+INT8_MISSING = minilm.BACKENDS["onnx-int8"].unavailable()
+needs_int8 = pytest.mark.skipif(INT8_MISSING is not None, reason=f"onnx-int8 cannot run here: {INT8_MISSING}")
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +56,7 @@ def test_embedding_equals_the_reference_implementation_within_1e_4(exact, i):
 
 
 @needs_model
-@needs_ort
+@needs_int8
 def test_int8_embeddings_keep_a_cosine_of_0_99_to_the_reference():
     ours = minilm.load("onnx-int8").encode(REFERENCE["texts"])
     assert (ours * np.array(REFERENCE["embeddings"])).sum(1).min() >= 0.99
@@ -103,16 +110,119 @@ def test_the_dense_signal_is_dropped_with_the_install_command_when_the_weights_a
 @needs_ort
 def test_the_default_backend_is_int8_on_a_vnni_cpu_else_onnx_fp32(monkeypatch):
     monkeypatch.delenv(minilm.ENV, raising=False)
-    assert minilm.default_backend().name == ("onnx-int8" if minilm.has_vnni() else "onnx")
+    assert minilm.default_backend().name == ("onnx-int8" if minilm.cpu_int8() else "onnx")
 
 
 def test_without_vnni_the_int8_backend_says_why_it_is_unavailable(monkeypatch):
+    monkeypatch.delenv(minilm.CPU_INT8_ENV, raising=False)
     monkeypatch.setattr(minilm, "has_vnni", lambda: False)
     assert "no VNNI" in minilm.BACKENDS["onnx-int8"].unavailable()
 
 
+def no_vnni(monkeypatch):
+    monkeypatch.delenv(minilm.CPU_INT8_ENV, raising=False)
+    monkeypatch.setattr(minilm, "has_vnni", lambda: False)
+
+
+def int8_turned_off(monkeypatch):
+    monkeypatch.setenv(minilm.CPU_INT8_ENV, "0")
+
+
+CPUS_WITHOUT_INT8 = [pytest.param(no_vnni, id="no-vnni"), pytest.param(int8_turned_off, id="QRELKIT_CPU_INT8=0")]
+
+
+@needs_ort
+@pytest.mark.parametrize("cpu", CPUS_WITHOUT_INT8)
+def test_a_cpu_without_the_int8_path_defaults_to_onnx_fp32(monkeypatch, cpu):
+    monkeypatch.delenv(minilm.ENV, raising=False)
+    cpu(monkeypatch)
+    assert minilm.default_backend().name == "onnx"
+
+
+@pytest.mark.parametrize("cpu", CPUS_WITHOUT_INT8)
+def test_a_cpu_without_the_int8_path_gives_the_dense_signal_numpys_version(monkeypatch, cpu):
+    monkeypatch.setenv(minilm.ENV, "numpy")
+    numpys = signals.build("dense").version(_ctx())
+    monkeypatch.delenv(minilm.ENV)
+    cpu(monkeypatch)
+    assert signals.build("dense").version(_ctx()) == numpys
+
+
+def test_the_int8_version_adds_its_tag_to_the_fp32_version(monkeypatch):
+    monkeypatch.setenv(minilm.ENV, "onnx")
+    fp32 = signals.build("dense").version(_ctx())
+    monkeypatch.setenv(minilm.ENV, "onnx-int8")
+    assert signals.build("dense").version(_ctx()) == fp32 + "|onnx-int8"
+
+
+@needs_ort
+def test_asking_for_int8_with_the_path_turned_off_names_the_variable(monkeypatch):
+    int8_turned_off(monkeypatch)
+    with pytest.raises(minilm.ModelMissing, match="QRELKIT_CPU_INT8=0"):
+        minilm.load("onnx-int8")
+
+
+def test_1_trusts_the_cpu_without_looking_at_its_flags(monkeypatch):
+    monkeypatch.setattr(minilm, "has_vnni", lambda: False)
+    monkeypatch.setenv(minilm.CPU_INT8_ENV, "1")
+    assert minilm.cpu_int8()
+
+
+@needs_ort
+def test_an_unknown_value_of_the_int8_override_drops_the_signal_with_the_choices(monkeypatch):
+    monkeypatch.delenv(minilm.ENV, raising=False)
+    monkeypatch.setenv(minilm.CPU_INT8_ENV, "yes")
+    assert "QRELKIT_CPU_INT8='yes': use 0" in signals.build("dense").unavailable(_ctx())
+
+
+@pytest.fixture()
+def ws(tmp_path):
+    with Store.create(tmp_path / "ws") as s:
+        s.upsert_topics([Topic("q1", "how tall is mount everest")])
+        s.upsert_docs([Doc("d1", "Mount Everest is 8,849 metres high."), Doc("d2", "Bake the bread for 40 minutes.")])
+        yield s
+
+
+PAIRS = [("q1", "d1"), ("q1", "d2")]
+
+
+def dense_in(store, monkeypatch, **env):
+    """The dense signal's (version, values) through the workspace cache, under ``env``."""
+    for k in (minilm.ENV, minilm.CPU_INT8_ENV):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    sig, ctx = signals.build("dense"), signals.context_from_store(store)
+    return sig.version(ctx), asyncio.run(signals.values(sig, PAIRS, ctx))
+
+
 @needs_model
 @needs_ort
+def test_without_the_int8_path_every_cached_dense_value_is_under_the_fp32_version(ws, monkeypatch):
+    version, _ = dense_in(ws, monkeypatch, QRELKIT_CPU_INT8="0")
+    assert (ws.signal_count("dense", version), ws.signal_count("dense")) == (2, 2)
+
+
+@needs_model
+@needs_ort
+def test_fp32_values_cached_without_int8_equal_the_numpy_values_that_share_their_key(ws, monkeypatch):
+    _, fp32 = dense_in(ws, monkeypatch, QRELKIT_CPU_INT8="0")
+    monkeypatch.setenv(minilm.ENV, "numpy")
+    reference = asyncio.run(signals.build("dense").compute(PAIRS, _ctx()))  # no store: computed, not read
+    assert np.abs(fp32 - reference).max() < 1e-5
+
+
+@needs_model
+@needs_int8
+def test_a_cpu_with_int8_computes_afresh_instead_of_reading_fp32_values(ws, monkeypatch):
+    fp32_version, _ = dense_in(ws, monkeypatch, QRELKIT_CPU_INT8="0")
+    int8_version, _ = dense_in(ws, monkeypatch)
+    assert (int8_version, ws.signal_count("dense", int8_version), ws.signal_count("dense", fp32_version)) == (
+        fp32_version + "|onnx-int8", 2, 2)
+
+
+@needs_model
+@needs_int8
 def test_an_int8_vector_does_not_depend_on_the_other_texts_of_the_call():
     m = minilm.load("onnx-int8")
     texts = REFERENCE["texts"]

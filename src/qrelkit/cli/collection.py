@@ -100,6 +100,9 @@ def pool(
     no_text = out["no_text"]
     if no_text:
         console.print(f"[yellow]{no_text} pooled docs have no text in the workspace; they cannot be judged[/]")
+    if out.get("runs_missing"):
+        console.print(f"[yellow]{len(out['runs_missing'])} run files are gone; the stored pool is kept "
+                      f"(pass --runs again to a job to point the workspace at them)[/]")
     _emit(out, as_json, "pool")
 
 
@@ -185,7 +188,9 @@ def _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty: bool = False):
 
         with Store.open(workspace) as store:
             if run_list is None:
-                run_list = read_runs([p for _, p, _ in store.runs()], allow_empty=True)  # accepted when loaded
+                from qrelkit.workspace import stored_run_paths
+
+                run_list = read_runs(stored_run_paths(store), allow_empty=True)  # accepted when loaded
             if qrel_pairs is None:
                 qrel_pairs = store.qrels()
             if new_pairs is None and store.judgments():

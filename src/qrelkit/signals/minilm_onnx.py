@@ -3,7 +3,8 @@
 Why: the numpy forward pass (:mod:`qrelkit.signals.minilm`) is bound by numpy running one
 operation at a time, on one core for everything but the matrix products; onnxruntime runs the
 same arithmetic with fused kernels on both cores, and its int8 kernels use the CPU's VNNI
-instructions. No torch export is needed: the graph is written here, node by node, with the
+instructions (whether the CPU has them is :func:`qrelkit.signals.minilm.cpu_int8`;
+``QRELKIT_CPU_INT8=0`` turns the int8 path off as if it had not). No torch export is needed: the graph is written here, node by node, with the
 ``onnx`` package's helper API, from the same weight arrays the numpy path uses, so the two
 paths compute the same function (fp32 agrees with numpy within 4e-7).
 
