@@ -15,7 +15,9 @@ from qrelkit.store import Store
 from qrelkit.types import Doc, Judgment, Provenance, Qrel, Topic
 
 JUDGES = Path(__file__).resolve().parents[2] / "src" / "qrelkit" / "judges"
-RUNNER_MODULES = ("runner", "selection", "preparation", "labels", "batching", "escalation", "summary")
+JUDGING = JUDGES.parent / "judging"  # the pipeline around the judges
+RUNNER_MODULES = ("runner", "selection", "preparation", "labels", "batching", "budget", "escalation", "summary",
+                  "context", "job")
 
 
 @pytest.mark.parametrize("name", methods())
@@ -57,19 +59,25 @@ def test_a_batch_judge_cannot_be_called_case_by_case(graded_input):
 
 @pytest.mark.parametrize("module", sorted(p.stem for p in JUDGES.glob("*.py")))
 def test_no_judge_module_reaches_into_the_runner(module):
-    if module == "runner" or module == "__init__":
-        pytest.skip("the runner itself; the package re-exports it lazily")
-    assert "judges.runner" not in (JUDGES / f"{module}.py").read_text()
+    text = (JUDGES / f"{module}.py").read_text()
+    for part in ("runner", "selection", "preparation", "batching", "escalation", "summary", "job"):
+        assert f"judging.{part}" not in text
+
+
+def test_the_pipeline_modules_live_in_judging_and_not_in_judges():
+    for module in RUNNER_MODULES:
+        assert (JUDGING / f"{module}.py").exists()
+        assert not (JUDGES / f"{module}.py").exists()
 
 
 @pytest.mark.parametrize("module", RUNNER_MODULES)
 def test_the_runner_reads_capabilities_without_probing(module):
-    assert "getattr(" not in (JUDGES / f"{module}.py").read_text()
+    assert "getattr(" not in (JUDGING / f"{module}.py").read_text()
 
 
 @pytest.mark.parametrize("module", RUNNER_MODULES)
 def test_runner_modules_stay_small(module):
-    assert len((JUDGES / f"{module}.py").read_text().splitlines()) <= 400
+    assert len((JUDGING / f"{module}.py").read_text().splitlines()) <= 400
 
 
 # ---- Usage -------------------------------------------------------------------------------------
