@@ -58,6 +58,7 @@ class JobResult:
     report: Optional[Path] = None
     evaluation: dict = field(default_factory=dict, hash=False)
     rag: dict = field(default_factory=dict, hash=False)  # fill --rag: generate + grade (qrelkit.rag.workspace)
+    left: dict = field(default_factory=dict, hash=False)  # holes not labelled, per reason (see Left)
 
     @property
     def method(self) -> Optional[str]:
@@ -82,6 +83,7 @@ class JobResult:
             "pool": self.pool, "judge": self.judge, "people": self.people, "merged": self.merged,
             "qrels": str(self.qrels) if self.qrels else None,
             "report": str(self.report) if self.report else None, "evaluation": self.evaluation,
+            "left": self.left,
         } | ({"rag": self.rag} if self.rag else {})
 
 
@@ -188,21 +190,56 @@ def _start(store: Store, kind: str, plan_arg: Any, options: dict, run: RunSettin
     return job, pool
 
 
+def left_over(store: Store, job: Job, summary: JudgeSummary) -> dict[str, int]:
+    """The holes of the LLM's share the job has not labelled, per reason: ``limit`` (not judged
+    yet: a --limit, or an interruption), ``budget`` (escalations the --budget left undecided),
+    ``no_text`` (no document text to judge), ``errors`` (failed calls, retried by the next run)."""
+    left = {
+        "limit": store.not_judged_by(job.method_id, summary.model),
+        "budget": summary.undecided,
+        "no_text": summary.no_text,
+        "errors": summary.errors,
+    }
+    return {k: v for k, v in left.items() if v}
+
+
+def _next_steps(ws: Path, job: Job, left: dict[str, int]) -> str:
+    """What the closing line says to run next, for what is left."""
+    steps = []
+    if left.get("limit"):
+        steps.append(f"{left['limit']} holes not judged yet" + (f" (--limit {job.limit})" if job.limit is not None
+                     else "") + f": run `qrelkit {job.kind} -w {ws}" + (" --limit N` with a larger N"
+                                                                       if job.limit is not None else "`"))
+    if left.get("errors"):
+        steps.append(f"{left['errors']} calls failed: run `qrelkit {job.kind} -w {ws}` again to retry them")
+    if left.get("budget"):
+        steps.append(f"{left['budget']} escalations over the --budget stay undecided")
+    if left.get("no_text"):
+        steps.append(f"{left['no_text']} pooled pairs have no document text and are not judged (list them with "
+                     f"`qrelkit status -w {ws} --missing-text`)")
+    return "; ".join(steps)
+
+
 def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSettings) -> JobResult:
     """The steps both jobs share once the pool is ready: judge the LLM's share, stop for people
-    if anything waits for them (unless ``auto``), else merge, evaluate and report."""
+    if anything waits for them (unless ``auto``), else merge, evaluate and report. The state is
+    ``waiting`` (people have work), ``partial`` (holes left, :func:`left_over`) or ``done``."""
     summary = run_job(store, job.judging(run.read_cache), run.progress)
     waiting = store.waiting_for_people()
+    left = left_over(store, job, summary)
     if len(waiting) and not job.auto:
         from qrelkit.annotate.tasks import sync_tasks
 
         sync_tasks(store)
         msg = f"{len(waiting)} cases wait for people; " + _serve_hint(ws).format(job=job.kind)
-        return JobResult(job.kind, ws, WAITING, msg, job, pool, summary, waiting)
+        return JobResult(job.kind, ws, WAITING, msg, job, pool, summary, waiting, left=left)
     merged, out, rep, evaluation = _finish(store, ws, job, run.report, judged=summary.cases > 0)
     msg = ("nothing to judge: the pool has no holes; " if summary.cases == 0 else "") + f"merged qrels in {out}"
     msg += f"; report in {rep}" if rep else ""
-    return JobResult(job.kind, ws, DONE, msg, job, pool, summary, waiting, merged, out, rep, evaluation)
+    if left:
+        msg += ". Partial: " + _next_steps(ws, job, left)
+    return JobResult(job.kind, ws, PARTIAL if left else DONE, msg, job, pool, summary, waiting, merged, out, rep,
+                     evaluation, left=left)
 
 
 def fill(

@@ -58,7 +58,9 @@ def open_selection(store: Store, share: str = "llm", limit: Optional[int] = None
     if limit is not None and limit < 0:
         raise UsageError("--limit must be >= 0")
     judged = {"llm": False, "people": False, "all": False, "judged": True}[share]
-    sel = store.selection(share=share if share in ("llm", "people") else None, judged=judged, limit=limit)
+    # a pair without document text is not a case (nothing to judge): counted apart, as ``no_text``
+    sel = store.selection(share=share if share in ("llm", "people") else None, judged=judged, limit=limit,
+                          with_text=True)
     if share == "judged" and not sel.size and not store.counts().pooled:
         # a workspace made from qrels without runs: the labelled pairs are the cases
         sel.drop()

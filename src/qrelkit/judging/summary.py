@@ -56,6 +56,7 @@ class JudgeSummary:
     cost_usd: float
     new: int = 0
     dropped: int = 0
+    no_text: int = 0  # pairs of the share whose document has no text: not cases, never judged
     undecided: int = 0
     adjudicated: int = 0
     seconds: float = 0.0
@@ -96,6 +97,7 @@ def summarise(run: "RunContext", usage: Usage, new: int, calibration: dict, lear
         dropped=n.dropped,
         undecided=n.undecided,
         adjudicated=n.adjudicated,
+        no_text=_no_text(run),
         seconds=round(seconds, 3),
         calibration=calibration,
         **usage.as_dict(),
@@ -103,6 +105,12 @@ def summarise(run: "RunContext", usage: Usage, new: int, calibration: dict, lear
     return dataclasses.replace(
         out, narrative_calls=learned.usage.calls, narrative_cost=round(learned.usage.cost_usd, 8)
     )
+
+
+def _no_text(run: "RunContext") -> int:
+    share = run.share
+    judged = {"llm": False, "people": False, "all": False, "judged": True}.get(share, False)
+    return run.store.cases_without_text(share if share in ("llm", "people") else None, judged)
 
 
 def command_totals(client_usage: dict, summary: JudgeSummary) -> dict:

@@ -125,13 +125,20 @@ class CollectionStore:
     def docids(self) -> set[str]:
         return {d for (d,) in self.query("SELECT docid FROM docs")}
 
-    def cases_without_text(self) -> int:
-        """Pooled cases whose document has no text here: counted in SQL, because
-        reading every docid of a million-document corpus into a set cost
-        ~100 MB and most of `pool`'s time (benchmarks/scale.py)."""
-        return self.scalar(
-            "SELECT COUNT(*) FROM cases c WHERE NOT EXISTS (SELECT 1 FROM docs d WHERE d.docid = c.docid)"
-        )
+    def cases_without_text(self, share: Optional[str] = None, judged: Optional[bool] = None) -> int:
+        """Pooled cases (of a share / judged state) whose document has no text here: counted in
+        SQL, because reading every docid of a million-document corpus into a set cost ~100 MB and
+        most of `pool`'s time (benchmarks/scale.py). They are never judged (no text to judge)."""
+        where, params = case_filters(share, judged)
+        where = (where + " AND " if where else " WHERE ") + "NOT " + HAS_TEXT
+        return self.scalar("SELECT COUNT(*) FROM cases" + where, params)
+
+    def pairs_without_text(self, share: Optional[str] = None, judged: Optional[bool] = None) -> list[tuple[str, str]]:
+        """The pooled pairs :meth:`cases_without_text` counts, by qid and docid."""
+        where, params = case_filters(share, judged)
+        where = (where + " AND " if where else " WHERE ") + "NOT " + HAS_TEXT
+        return [(q, d) for q, d in self.query("SELECT qid, docid FROM cases" + where + " ORDER BY qid, docid",
+                                              params)]
 
     def doc_count(self) -> int:
         return self.scalar("SELECT COUNT(*) FROM docs")
@@ -220,9 +227,13 @@ class CollectionStore:
         )
 
 
-def case_filters(share: Optional[str], judged: Optional[bool]) -> tuple[str, tuple]:
-    """The WHERE clause (and its parameters) of the cases of one share and judged state."""
-    conds, params = [], []
+HAS_TEXT = "EXISTS (SELECT 1 FROM docs d WHERE d.docid = cases.docid)"
+
+
+def case_filters(share: Optional[str], judged: Optional[bool], with_text: bool = False) -> tuple[str, tuple]:
+    """The WHERE clause (and its parameters) of the cases of one share and judged state;
+    ``with_text``: only cases whose document has text in the workspace."""
+    conds, params = ([HAS_TEXT] if with_text else []), []
     if share is not None:
         conds.append("share=?")
         params.append(share)

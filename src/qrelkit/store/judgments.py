@@ -173,6 +173,16 @@ class JudgmentStore:
         """Judgments per status (``relevant``, ``escalate``, ``human``, ...)."""
         return dict(self.query("SELECT status, COUNT(*) FROM judgments GROUP BY status ORDER BY status"))
 
+    def not_judged_by(self, method: str, model: str, share: str = "llm") -> int:
+        """Unlabelled cases of ``share`` with document text that (method, model) has no verdict for
+        (not even an error): what a ``--limit`` or an interruption left."""
+        return self.scalar(
+            "SELECT COUNT(*) FROM cases c WHERE judged=0 AND share=? "
+            "AND EXISTS (SELECT 1 FROM docs d WHERE d.docid = c.docid) AND NOT EXISTS ("
+            "SELECT 1 FROM judgments j WHERE j.qid=c.qid AND j.docid=c.docid AND j.method=? AND j.model=?)",
+            (share, method, model),
+        )
+
     def pending_for_judge(self) -> int:
         """Holes of the LLM share that no judge has a final (non-error) verdict for yet."""
         return self.scalar(

@@ -137,6 +137,7 @@ class SelectionStore:
         judged: Optional[bool] = None,
         limit: Optional[int] = None,
         cases: Optional[Iterable[Case]] = None,
+        with_text: bool = False,
     ) -> Selection:
         """The pooled cases of ``share``/``judged`` in the order of :meth:`cases` (first ``limit``),
         or the given ``cases`` in their own order."""
@@ -152,7 +153,7 @@ class SelectionStore:
                     ((k.qid, k.docid, k.share, k.best_rank, json.dumps(list(k.runs)), int(k.judged)) for k in cases),
                 )
             else:
-                where, params = _filters(share, judged)
+                where, params = _filters(share, judged, with_text)
                 c.execute(
                     f"INSERT INTO temp.{table}({_CASE_COLS}) SELECT {_CASE_COLS} FROM cases{where} "
                     "ORDER BY qid, best_rank, docid LIMIT ?",

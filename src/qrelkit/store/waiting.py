@@ -26,7 +26,9 @@ PEOPLE_METHOD = "people"  # the method under which the annotation app writes peo
 def wants_people(status: str, provenance: str) -> bool:
     """Is a judgment with this status and provenance (JSON) for people?"""
     if status == "error":
-        return True
+        # a pair whose topic or document text is missing was never judgeable: people cannot
+        # settle it in the app either (a workspace from before recorded it as an error)
+        return '"missing"' not in provenance
     if status != "escalate":
         return False
     try:
