@@ -80,3 +80,53 @@ def test_mtf_proposes_nothing_when_every_run_is_read():
     state.propose()
     state.record({"a1": True})
     assert state.propose() == []
+
+
+def simulate(rounds, relevant) -> tuple[dict, int]:
+    """Drive rounds with an oracle that answers each round at once; pairs read per topic, rounds."""
+    read: dict[str, list[str]] = {}
+    n = 0
+    while not rounds.finished:
+        batch = rounds.propose()
+        n += 1
+        for q, d in batch:
+            read.setdefault(q, []).append(d)
+        rounds.record({p: relevant(*p) for p in batch})
+    return {q: tuple(ds) for q, ds in read.items()}, n
+
+
+@pytest.mark.parametrize("spec", ["mtf(n=4)", "mtf(n=6,batch=2)", "mtf(budget=7)", "mtf(budget=100,batch=3)"])
+def test_rounds_answered_by_an_oracle_read_what_choose_reads(spec, tmp_path):
+    from qrelkit.pooling import MtfRounds, choose, parse_pool
+    from tests.pooling.example import relevant, runs
+
+    example = runs(tmp_path)
+    read, _ = simulate(MtfRounds(parse_pool(spec), example), relevant)
+    assert read == choose(parse_pool(spec), example, relevant=relevant)
+
+
+def test_rounds_of_one_take_one_pair_per_topic_per_round(tmp_path):
+    from qrelkit.pooling import MtfRounds, parse_pool
+    from tests.pooling.example import relevant, runs
+
+    _, n = simulate(MtfRounds(parse_pool("mtf(n=3)"), runs(tmp_path)), relevant)
+    assert n == 3
+
+
+def test_a_topic_waiting_on_a_label_does_not_hold_the_others(tmp_path):
+    from qrelkit.pooling import MtfRounds, parse_pool
+    from tests.pooling.example import runs
+
+    rounds = MtfRounds(parse_pool("mtf(n=3)"), runs(tmp_path))
+    rounds.propose()
+    rounds.record({("q1", "X"): False})  # q2's first pair stays unlabelled
+    assert rounds.propose() == [("q1", "Z")]
+
+
+def test_rounds_are_only_for_mtf(tmp_path):
+    from qrelkit.errors import UsageError
+    from qrelkit.pooling import MtfRounds, parse_pool
+    from tests.pooling.example import runs
+
+    with pytest.raises(UsageError, match="fixed before judging"):
+        MtfRounds(parse_pool("rrf(n=3)"), runs(tmp_path))

@@ -9,7 +9,8 @@
 
 One concept per module: :mod:`~qrelkit.pooling.spec` (registry, parsing),
 :mod:`~qrelkit.pooling.fusion` (the static orders, with their trectools definitions),
-:mod:`~qrelkit.pooling.mtf` (move-to-front and how it runs in rounds),
+:mod:`~qrelkit.pooling.mtf` (move-to-front on one topic, and how it runs in rounds),
+:mod:`~qrelkit.pooling.rounds` (MTF over all topics, a round of judging at a time),
 :mod:`~qrelkit.pooling.budget` (the split rule), :mod:`~qrelkit.pooling.build` (cases).
 """
 from __future__ import annotations
@@ -18,10 +19,11 @@ from qrelkit.pooling import fusion, mtf  # noqa: F401  (register the strategies)
 from qrelkit.pooling.budget import split_budget
 from qrelkit.pooling.build import choose, holes_pool, oracle, pool_summary, strategy_pool, topic_lists
 from qrelkit.pooling.mtf import MoveToFront
+from qrelkit.pooling.rounds import MtfRounds
 from qrelkit.pooling.spec import REGISTRY, PoolSpec, Strategy, TopicLists, parse_pool, resolve_pool
 
 __all__ = [
     "REGISTRY", "PoolSpec", "Strategy", "TopicLists", "parse_pool", "resolve_pool",
-    "MoveToFront", "split_budget",
+    "MoveToFront", "MtfRounds", "split_budget",
     "choose", "holes_pool", "oracle", "pool_summary", "strategy_pool", "topic_lists",
 ]

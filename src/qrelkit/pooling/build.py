@@ -66,7 +66,7 @@ def choose(spec: PoolSpec, runs: Sequence[Any], topics: Any = None,
     if strategy.needs_labels and relevant is None:
         raise UsageError(f"pool {spec}: reads on where relevant documents were found, so it needs labels "
                          "(a label oracle: reference qrels in a simulation, or rounds of judging)")
-    lists = topic_lists(runs, _qids(topics), strategy.needs_scores)
+    lists = topic_lists(runs, qids_of(topics), strategy.needs_scores)
     quota = quotas(spec, lists)
     out = {}
     for q in sorted(lists):
@@ -123,7 +123,7 @@ def _provenance(runs: Sequence[Any], chosen: Mapping[str, Sequence[str]], depth:
     return best, contributors
 
 
-def _qids(topics: Any) -> Optional[set[str]]:
+def qids_of(topics: Any) -> Optional[set[str]]:
     if topics is None:
         return None
     if isinstance(topics, str):
