@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from qrelkit.pooling import MoveToFront, split_budget
 
@@ -130,3 +132,41 @@ def test_rounds_are_only_for_mtf(tmp_path):
 
     with pytest.raises(UsageError, match="fixed before judging"):
         MtfRounds(parse_pool("rrf(n=3)"), runs(tmp_path))
+
+
+@given(budget=st.integers(0, 500), available=st.dictionaries(st.sampled_from([f"q{i}" for i in range(12)]),
+                                                            st.integers(0, 60), max_size=12))
+def test_a_split_spends_the_budget_or_everything_and_never_more_than_a_topic_has(budget, available):
+    quota = split_budget(budget, available)
+    assert sum(quota.values()) == min(budget, sum(available.values()))
+    assert all(0 <= quota[q] <= available[q] for q in available)
+
+
+@given(budget=st.integers(0, 500), available=st.dictionaries(st.sampled_from([f"q{i}" for i in range(12)]),
+                                                            st.integers(0, 60), max_size=12))
+def test_topics_that_are_not_full_get_shares_within_one_of_each_other(budget, available):
+    quota = split_budget(budget, available)
+    short = [quota[q] for q in available if quota[q] < available[q]]
+    assert max(short, default=0) - min(short, default=0) <= 1
+
+
+@given(small=st.integers(1, 30), extra=st.integers(0, 30))
+@settings(max_examples=30, deadline=None)
+def test_a_bigger_budget_only_adds_pairs(small, extra, tmp_path_factory):
+    from qrelkit.pooling import choose, parse_pool
+
+    example = _example(tmp_path_factory)
+    less = choose(parse_pool(f"rbp(budget={small})"), example)
+    more = choose(parse_pool(f"rbp(budget={small + extra})"), example)
+    assert all(set(less[q]) <= set(more[q]) for q in less)
+
+
+_EXAMPLE: list = []
+
+
+def _example(tmp_path_factory):
+    from tests.pooling.example import runs
+
+    if not _EXAMPLE:
+        _EXAMPLE.append(runs(tmp_path_factory.mktemp("runs")))
+    return _EXAMPLE[0]

@@ -1,9 +1,11 @@
 """A total judging budget split over topics: equal shares, leftovers passed on.
 
-The rule, stated once: every topic with candidates gets ``budget // T`` pairs, and the
-first ``budget % T`` topics in qid order one more. A topic with fewer candidates than
-its share takes all it has, and what it leaves is split the same way over the topics
-that still have candidates, until the budget is spent or every candidate is in.
+The rule, stated once: every topic gets the same number of pairs L, or all its candidates
+when it has fewer, with L as large as the budget allows (what a topic too small for its
+share leaves is passed on to the others); the pairs still left after that, fewer than the
+topics with more than L candidates, go one each to those topics in qid order. So the
+budget is spent whole unless every candidate is in, and topics that could take more end
+within one pair of each other.
 
 Equal shares because a collection's measures average over topics, each counting the same,
 so a topic starved of judgments distorts every system's mean; leftovers are passed on
@@ -16,14 +18,17 @@ from collections.abc import Mapping
 
 def split_budget(budget: int, available: Mapping[str, int]) -> dict[str, int]:
     """Pairs per topic (every key of ``available``) for a ``budget`` over all topics."""
-    quota = {q: 0 for q in available}
-    open_ = sorted(q for q, n in available.items() if n > 0)
-    left = budget
-    while left > 0 and open_:
-        share, extra = divmod(left, len(open_))
-        for i, q in enumerate(open_):
-            give = min(share + (i < extra), available[q] - quota[q])
-            quota[q] += give
-            left -= give
-        open_ = [q for q in open_ if quota[q] < available[q]]
+    if budget >= sum(available.values()):
+        return dict(available)
+    lo, hi = 0, max(available.values())  # the largest level L that the budget can give everyone
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sum(min(n, mid) for n in available.values()) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    quota = {q: min(n, lo) for q, n in available.items()}
+    left = budget - sum(quota.values())
+    for q in sorted(q for q, n in available.items() if n > lo)[:left]:
+        quota[q] += 1
     return quota

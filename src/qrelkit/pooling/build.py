@@ -64,7 +64,7 @@ def choose(spec: PoolSpec, runs: Sequence[Any], topics: Any = None,
     """Each topic's chosen docids, in the order the strategy reads them (topics sorted)."""
     strategy = spec.strategy
     if strategy.needs_labels and relevant is None:
-        raise UsageError(f"pool {spec}: reads on where relevant documents were found, so it needs labels "
+        raise UsageError(f"pool {spec} reads deeper where relevant documents are found, so it needs labels "
                          "(a label oracle: reference qrels in a simulation, or rounds of judging)")
     lists = topic_lists(runs, qids_of(topics), strategy.needs_scores)
     quota = quotas(spec, lists)

@@ -31,7 +31,7 @@ def pool_by_strategy(store: Any, paths: list[str], spec: PoolSpec, allocation: A
     relevant = None
     if spec.strategy.needs_labels:
         if not reference:
-            raise UsageError(f"pool {spec}: MTF reads on where relevant documents were found; in a workspace "
+            raise UsageError(f"pool {spec}: MTF reads deeper where relevant documents are found; in a workspace "
                              "that is a simulation by its reference qrels, and this workspace has none "
                              f"(`qrelkit init -w {store.workspace} --qrels QRELS`)")
         relevant = oracle(reference, resolve_threshold("auto", reference).value)
