@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 STORED_KEY = "job"  # the workspace meta key of the current job
 HISTORY_KEY = "jobs"  # earlier jobs, replaced by --rejudge
 # the options compared with the stored job, in the order a message names them
-COMPARED = ("method", "prefilter", "auto", "model", "task", "budget", "threshold", "depth", "human_depth",
+COMPARED = ("method", "prefilter", "auto", "model", "task", "budget", "threshold", "depth", "pool", "human_depth",
             "people")
 RUNTIME = ("limit", "concurrency", "engine")
 
@@ -63,6 +63,7 @@ class Job:
     budget: Optional[Budget]
     threshold: int | str
     depth: int
+    pool: Optional[str]  # a pooling strategy (qrelkit.pooling) instead of depth-k
     human_depth: Optional[int]
     people: Optional[str]
     auto: bool
@@ -101,7 +102,7 @@ class Job:
         return {
             "kind": self.kind, "method": self.method_id, "model": self.model, "model_id": self.model_id,
             "given": self.given, "task": self.task, "budget": str(self.budget) if self.budget else None,
-            "threshold": self.threshold, "depth": self.depth, "human_depth": self.human_depth,
+            "threshold": self.threshold, "depth": self.depth, "pool": self.pool, "human_depth": self.human_depth,
             "people": self.people, "auto": self.auto, "limit": self.limit, "concurrency": self.concurrency,
             "engine": self.engine.text, "prices": [list(p) for p in self.prices],
             "qrelkit_version": __version__, "created": time.time(),
@@ -138,6 +139,10 @@ def _canonical(name: str, value: Any) -> Any:
         return str(b) if b else None
     if name == "threshold":
         return parse_threshold(value)
+    if name == "pool":
+        from qrelkit.pooling import parse_pool
+
+        return str(parse_pool(value))
     if name == "engine":
         from qrelkit.engines import parse_engine
 
@@ -250,7 +255,8 @@ def _new_job(store: "Store", kind: str, values: dict[str, Any]) -> Job:
     if kind == "fill":
         human_depth, given["human_depth"] = 0, 0
     return Job(kind=kind, spec=spec, model=model, task=values.get("task") or "auto", budget=budget,
-               threshold=parse_threshold(values.get("threshold")), depth=depth, human_depth=human_depth,
+               threshold=parse_threshold(values.get("threshold")), depth=depth, pool=values.get("pool"),
+               human_depth=human_depth,
                people=values.get("people"), auto=bool(values.get("auto")), limit=values.get("limit"),
                concurrency=values.get("concurrency") or 8, engine=parse_engine(values.get("engine")),
                prices=tuple(values.get("prices") or ()), given=given)
@@ -266,6 +272,7 @@ def _continued(store: "Store", kind: str, stored: dict, given: dict[str, Any]) -
     return Job(kind=stored.get("kind", kind), spec=parse_spec(stored["method"]), model=model,
                task=before.get("task") or "auto", budget=parse_budget(budget),
                threshold=parse_threshold(before.get("threshold")), depth=before.get("depth") or 10,
+               pool=before.get("pool"),
                human_depth=before.get("human_depth"), people=before.get("people"),
                auto=bool(given.get("auto", stored.get("auto"))),
                limit=given.get("limit", stored.get("limit")),

@@ -186,7 +186,7 @@ def _start(store: Store, kind: str, plan_arg: Any, options: dict, run: RunSettin
     job = resolve_job(store, kind, effective, given, rejudge=run.rejudge)
     record_job(store, job, rejudge=run.rejudge)
     _record_plan(store, kind, effective, job)
-    pool = pool_workspace(store, depth=job.depth, human_depth=job.human_depth, people=job.people)
+    pool = pool_workspace(store, depth=job.depth, human_depth=job.human_depth, people=job.people, pool=job.pool)
     return job, pool
 
 

@@ -81,6 +81,10 @@ def _spec_check(kind: str) -> Callable[[Any], Any]:
             from qrelkit.allocation import parse_allocation
 
             parse_allocation(value)
+        elif kind == "pool":
+            from qrelkit.pooling import parse_pool
+
+            parse_pool(value)
         elif kind == "budget":
             from qrelkit.judging.budget import parse_budget
 
@@ -111,6 +115,9 @@ OPTIONS: tuple[JobOption, ...] = (
     JobOption("runs", "paths", (), "Runs: files, folders or globs.", "inputs", JOBS),
     # pool
     JobOption("depth", "int", 10, "Pool depth k.", "pool", JOBS, (1, None), stored=True),
+    JobOption("pool", "str", None, "Pooling strategy instead of --depth: depth(k=10), rrf(n=N, k=60), "
+              "combmnz(n=N), rbp(n=N, p=0.8), mtf(n=N) (simulation: reads the qrels), or any with budget=N "
+              "pairs over all topics (qrelkit.pooling).", "pool", JOBS, parse=_spec_check("pool"), stored=True),
     JobOption("human_depth", "int", None, "People judge each run's top-k_human (default 3).", "pool",
               frozenset({BUILD}), (0, None), stored=True),
     JobOption("people", "str", None, "People's-share strategy instead of --human-depth: depth(k_human=3), "

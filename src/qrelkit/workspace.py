@@ -178,16 +178,21 @@ def _pool_inputs(paths: list[str], depth: int) -> list[_PoolInput]:
 
 
 def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = None,
-                   people: Optional[str] = None) -> dict:
+                   people: Optional[str] = None, pool: Optional[str] = None) -> dict:
     """Pool the workspace's runs into cases; returns the counts `qrelkit pool` prints.
 
     The people's share is ``people`` (a strategy spec of :mod:`qrelkit.allocation`) or
     ``human_depth`` (``depth(k_human=N)``), not both; neither is ``depth(k_human=3)``.
-    A reference-stratified share stratifies by the workspace's qrels."""
+    A reference-stratified share stratifies by the workspace's qrels. ``pool`` is a pooling
+    strategy (:mod:`qrelkit.pooling`) instead of ``depth``; ``depth(k=K)`` is ``depth=K``."""
     from qrelkit.allocation import resolve_people
+    from qrelkit.pooling import parse_pool
 
     allocation = resolve_people(people, human_depth)
-    if allocation.name == "depth" and allocation["k_human"] > depth:
+    spec = parse_pool(pool) if pool is not None else None
+    if spec is not None and spec.is_plain_depth:
+        depth, spec = spec["k"], None
+    if spec is None and allocation.name == "depth" and allocation["k_human"] > depth:
         raise UsageError(f"--human-depth {allocation['k_human']} is deeper than --depth {depth}")
     stored = store.runs()
     if not stored:
@@ -200,12 +205,18 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
     gone = [p for p in paths if not Path(p).is_file()]
     if gone:
         return _kept_pool(store, gone, depth, k_human, str(allocation))
-    if k_human is not None:
+    if spec is not None:
+        from qrelkit.pooling.workspace import pool_by_strategy
+
+        counts = pool_by_strategy(store, paths, spec, allocation)
+        depth = counts["depth"]
+    elif k_human is not None:
         counts = _pool_in_store(store, paths, depth, k_human)
     else:
         counts = _pool_in_memory(store, paths, depth, allocation)
-    store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation)})
-    return {"depth": depth, "human_depth": k_human, "allocation": str(allocation),
+    strategy = str(spec) if spec is not None else f"depth(k={depth})"
+    store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation), "pool": strategy})
+    return {"depth": depth, "human_depth": k_human, "allocation": str(allocation), "pool": strategy,
             **{k: counts[k] for k in ("pooled", "holes", "people", "llm", "judged")},
             "no_text": store.cases_without_text(), "changed": counts["changed"], "unchanged": counts["unchanged"]}
 

@@ -66,10 +66,18 @@ def init(
     _emit(out, as_json, "workspace ready")
 
 
+PoolOpt = typer.Option(
+    None, "--pool",
+    help="Pooling strategy instead of --depth: depth(k=10), rrf(n=10,k=60), rbp(n=10,p=0.8), combmnz(n=10), "
+         "mtf(n=10) (reads by the reference qrels: simulation); any of them with budget=N (pairs over all topics) "
+         "instead of n. See docs/pooling.md.")
+
+
 @app.command()
 def pool(
     workspace: Optional[Path] = WorkspaceOpt,
-    depth: int = typer.Option(10, "--depth", min=1, help="Pool depth k: each run's top-k per topic."),
+    depth: Optional[int] = typer.Option(None, "--depth", min=1, help="Pool depth k: each run's top-k per topic [default: 10]."),
+    pool_spec: Optional[str] = PoolOpt,
     human_depth: Optional[int] = typer.Option(
         None, "--human-depth", min=0,
         help="Hybrid split: pairs at rank <= this in any run are the people's share (0 = no people's share; 3 is the published default).",
@@ -85,12 +93,14 @@ def pool(
     as_json: bool = JsonOpt,
 ) -> None:
     """Pool the workspace's runs into cases (holes = pooled pairs without a label)."""
+    from qrelkit.pooling import resolve_pool
     from qrelkit.store import Store
     from qrelkit.workspace import pool_workspace
 
     ws = require_workspace(workspace)
+    spec = str(resolve_pool(pool_spec, depth))
     with Store.open(ws) as store:
-        counts = pool_workspace(store, depth=depth, human_depth=human_depth, people=people)
+        counts = pool_workspace(store, human_depth=human_depth, people=people, pool=spec)
         if out is not None:
             from qrelkit.data.cases import write_cases
 
@@ -112,6 +122,9 @@ def holes(
     runs: Optional[List[str]] = typer.Option(None, "--runs", help="Runs (files, folders, globs); default: the workspace's."),
     qrels: Optional[Path] = typer.Option(None, "--qrels", help="Qrels; default: the workspace's original qrels."),
     depth: int = typer.Option(10, "--depth", min=1, help="Cut-off k for Judged@k / Unjudged@k / Hole@k."),
+    pool_spec: Optional[str] = typer.Option(
+        None, "--pool", help="Count the pool of this strategy (see `qrelkit pool --help`) instead of depth(k=DEPTH); "
+                             "with --saturation only depth(k=K) (a fused pool is not monotone in the runs)."),
     new_qrels: Optional[Path] = typer.Option(
         None, "--new-qrels",
         help="Completed qrels: also report Hole@k, the detected holes (unlabelled before, relevant now) ÷ k; "
@@ -137,17 +150,24 @@ def holes(
         raise UsageError("no runs to measure")
     thr = resolve_threshold(threshold, qrel_pairs, qrels or f"{workspace} (original qrels)")
     report = {**thr.to_dict(), **holes_report(run_list, qrel_pairs, depth, new_pairs, thr.value)}
+    pool_depth = depth
+    if pool_spec is not None:
+        from qrelkit.pooling import holes_pool
+
+        pool_depth, counts = holes_pool(pool_spec, run_list, qrel_pairs, thr.value, saturation)
+        report.update(counts)
     if saturation:
         from qrelkit.evaluate.saturation import pool_growth
 
         if new_pairs is None:
             raise UsageError("--saturation counts newly identified holes: pass --new-qrels QRELS or -w with judgments")
-        report["saturation"] = pool_growth(run_list, qrel_pairs, new_pairs, depth=depth, orders=orders, seed=seed,
-                                           threshold=thr.value, measure=measure).to_dict()
+        report["saturation"] = pool_growth(run_list, qrel_pairs, new_pairs, depth=pool_depth, orders=orders,
+                                           seed=seed, threshold=thr.value, measure=measure).to_dict()
     if as_json:
         print_json(report)
         return
-    table = Table(title=f"holes at depth {depth}: {report['holes']} of {report['pooled']} pooled pairs unjudged; "
+    pooled_by = f"pool {report['pool']}" if "pool" in report else f"at depth {depth}"
+    table = Table(title=f"holes {pooled_by}: {report['holes']} of {report['pooled']} pooled pairs unjudged; "
                         f"{thr.describe()}")
     table.add_column("run")
     cols = sorted({k for v in report["runs"].values() for k in v})
