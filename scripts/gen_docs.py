@@ -60,7 +60,7 @@ def _context(cmd: Any) -> Any:
 
 def _default(p: Any) -> str:
     if getattr(p, "is_flag", False):
-        return "off" if not p.default else "on"
+        return "" if p.default is None else ("on" if p.default else "off")
     d = p.default
     if d is None or d == () or d == []:
         return ""
