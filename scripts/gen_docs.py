@@ -233,6 +233,16 @@ def _job_option_help() -> dict[str, tuple[tuple[str, ...], str, str]]:
     return found
 
 
+def _bounds_text(bounds: Any) -> str:
+    """A key's bounds as written: already text, or a (min, max) pair with None for no bound."""
+    if not bounds:
+        return ""
+    if isinstance(bounds, str):
+        return bounds
+    low, high = (tuple(bounds) + (None, None))[:2]
+    return ", ".join(f"{k} {v}" for k, v in (("≥", low), ("≤", high)) if v is not None)
+
+
 def _plan_default(value: Any) -> str:
     if value is None or value == ():
         return "—"
@@ -248,7 +258,8 @@ def gen_plan() -> str:
         out.append(f"### `[{section}]`\n\n| key | type | default | command-line option | meaning |\n|---|---|---|---|---|")
         for k in keys:
             opt = (f"`--{k.name.replace('_', '-')}` ({', '.join(k.commands)})" if k.commands else "plan only")
-            typ = k.type_name + (f" ({k.bounds})" if k.bounds else "")
+            bounds = _bounds_text(getattr(k, "bounds", ""))
+            typ = k.type_name + (f" ({bounds})" if bounds else "")
             out.append(f"| `{k.name}` | {_cell(typ)} | {_plan_default(k.default)} | {opt} | {_cell(k.help)} |")
         out.append("")
     out.append("### Example (from `qrelkit/plan.py`)\n\n```toml\n" + plan_example() + "```")
