@@ -304,6 +304,22 @@ def test_the_nav_drops_only_pending_pages_that_are_not_there_yet(tmp_path, page,
 
 def test_the_site_builds_with_no_warning(tmp_path):
     pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install -e '.[docs]'); CI builds the site")
-    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+    # not -q: quiet mode also drops the warnings that --strict counts
+    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
                        cwd=ROOT, capture_output=True, text=True, timeout=300, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
     assert p.returncode == 0, p.stderr[-3000:]
+
+
+def test_a_page_left_out_of_the_nav_fails_the_site_build(tmp_path):
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed (pip install -e '.[docs]'); CI builds the site")
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs)
+    (docs / "stray.md").write_text("# A page nobody linked\n")
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").replace("docs_dir: docs", f"docs_dir: {docs}")
+    config = config.replace("scripts/mkdocs_hooks.py", str(ROOT / "scripts" / "mkdocs_hooks.py"))
+    (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
+    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(tmp_path / "mkdocs.yml"),
+                        "-d", str(tmp_path / "site")], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    assert p.returncode != 0
+    assert "stray.md" in p.stderr
