@@ -16,12 +16,10 @@ A generated block looks like this in the page; everything between the two marker
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import re
 import sys
 import typing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -150,87 +148,12 @@ def gen_judges() -> str:
 
 # --- plan files -------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PlanKey:
-    """One key of a plan file; the same attributes as the lead's ``qrelkit.options.JobOption``."""
+def plan_options() -> list[Any]:
+    """Every plan key, in file order: the option table's entries with a plan section
+    (:data:`qrelkit.options.OPTIONS`, the one declaration of the job's options)."""
+    from qrelkit.options import OPTIONS
 
-    name: str
-    section: str
-    type_name: str
-    default: Any
-    help: str
-    commands: tuple[str, ...]
-    bounds: str = ""
-
-
-# Plan keys that no fill/build option describes (yet): said here once.
-_PLAN_HELP = {
-    "measures": "measures for the before/after evaluation and the report (ir_measures names; default: the "
-                "report's set)",
-    "orders": "random retriever orders for pool saturation",
-    "seed": "seed of every sampling step of the evaluation",
-    "threshold": "relevance threshold: `auto` (1 for binary qrels, 2 for graded) or a grade",
-    "engine": "where model calls run: `local`, or a Ray spec such as `ray(address=auto, actors=4, gpus=1)`",
-    "people": "people's-share strategy, e.g. `stratified(rate=0.1, by=rank)` (not with `human_depth`)",
-    "human_depth": "people judge each run's top-k_human (default 3)",
-    "qrels": "the existing qrels to complete (omit for `build`)",
-}
-
-
-def plan_options() -> list[PlanKey]:
-    """Every plan key, in file order.
-
-    Today this reads ``qrelkit.plan._SECTIONS`` and the ``Plan`` dataclass; once
-    ``qrelkit.options.OPTIONS`` exists it is the one table, and this function becomes
-    ``return [o for o in OPTIONS if o.section]`` (see the module docstring of tests/test_docs.py)."""
-    try:
-        from qrelkit.options import OPTIONS  # type: ignore[import-not-found]
-    except ImportError:
-        OPTIONS = None
-    if OPTIONS is not None:
-        return [o for o in OPTIONS if getattr(o, "section", None)]
-    return _plan_options_from_plan()
-
-
-def _plan_options_from_plan() -> list[PlanKey]:
-    from qrelkit import plan as plan_mod
-
-    defaults = {f.name: f.default for f in dataclasses.fields(plan_mod.Plan)}
-    cli = _job_option_help()
-    keys = []
-    for section, names in plan_mod._SECTIONS.items():
-        for name in names:
-            commands, help_text, bounds = cli.get(name, ((), "", ""))
-            keys.append(PlanKey(name, section, _plan_type(plan_mod, name), defaults[name],
-                                _PLAN_HELP.get(name) or help_text, commands, bounds))
-    return keys
-
-
-def _plan_type(plan_mod: Any, name: str) -> str:
-    if name in plan_mod._STR_LISTS:
-        return "string or list of strings"
-    if name in plan_mod._INTS:
-        return "integer"
-    if name == "threshold":
-        return '"auto" or integer'
-    if name == "budget":
-        return "string (N or P%) or integer"
-    return "string"
-
-
-def _job_option_help() -> dict[str, tuple[tuple[str, ...], str, str]]:
-    """For each option of fill and build: the commands that take it, its help and its bounds."""
-    found: dict[str, tuple[tuple[str, ...], str, str]] = {}
-    for path, cmd in walk_commands(command_tree()):
-        if path[1:] not in (("fill",), ("build",)):
-            continue
-        for p in cmd.params:
-            if p.param_type_name != "option":
-                continue
-            name = p.name
-            commands, help_text, bounds = found.get(name, ((), p.help or "", ""))
-            found[name] = ((*commands, path[-1]), help_text, _bounds(p))
-    return found
+    return [o for o in OPTIONS if o.section]
 
 
 def _bounds_text(bounds: Any) -> str:
@@ -257,7 +180,7 @@ def gen_plan() -> str:
     for section, keys in by_section.items():
         out.append(f"### `[{section}]`\n\n| key | type | default | command-line option | meaning |\n|---|---|---|---|---|")
         for k in keys:
-            opt = (f"`--{k.name.replace('_', '-')}` ({', '.join(k.commands)})" if k.commands else "plan only")
+            opt = (f"`{k.cli_flag}` ({', '.join(sorted(k.commands))})" if k.commands else "plan only")
             bounds = _bounds_text(getattr(k, "bounds", ""))
             typ = k.type_name + (f" ({bounds})" if bounds else "")
             out.append(f"| `{k.name}` | {_cell(typ)} | {_plan_default(k.default)} | {opt} | {_cell(k.help)} |")

@@ -4,7 +4,7 @@ Every option of `judge`, `fill` and `build` — and every key of a plan file —
 :class:`JobOption` in :data:`OPTIONS`: its name, type, default, help, plan section, the
 commands that take it and its bounds. The command-line options (:func:`typer_option`), the
 :class:`qrelkit.plan.Plan` fields, plan-file validation (:func:`check_value`) and the docs'
-plan reference (:func:`plan_reference`) are derived from this table, so adding an option is
+plan reference (``scripts/gen_docs.py``) are derived from this table, so adding an option is
 one entry and the four can no longer drift (they had: ``--limit`` took 0 in `judge`, not in
 `fill`). This is ir_measures' "parameters are data", applied to a job.
 
@@ -251,26 +251,3 @@ def _default_text(option: JobOption) -> str:
     if option.default in (None, (), False):
         return ""
     return str(option.default)
-
-
-def plan_reference() -> str:
-    """The plan-file reference page (Markdown), from the table: every section and key."""
-    lines = ["# Plan files", "",
-             "A plan file (`--plan plan.toml`) holds everything the command line can say for `fill` and "
-             "`build`; command-line options override it. Relative paths are resolved against the plan "
-             "file's folder. Unknown sections and keys are errors. This page is generated from "
-             "`qrelkit.options.OPTIONS`.", ""]
-    for section, names in SECTIONS.items():
-        lines += [f"## `[{section}]`", "", "| key | type | default | bounds | meaning |", "|---|---|---|---|---|"]
-        for name in names:
-            o = BY_NAME[name]
-            low, high = o.bounds
-            bounds = "" if low is None and high is None else (
-                f"≥ {low:g}" if high is None else f"{'' if low is None else f'{low:g} ≤ '}x ≤ {high:g}")
-            meaning = o.help.replace("|", "\\|")
-            lines.append(f"| `{name}` | {o.type_name} | {_default_text(o) or '—'} | {bounds} | {meaning} |")
-        lines.append("")
-    lines += ["## `[prices.\"MODEL\"]`", "",
-              "Dollars per million tokens for a model id: `input` and `output`, each a finite number ≥ 0 "
-              "(default 0). Local models cost nothing.", ""]
-    return "\n".join(lines)

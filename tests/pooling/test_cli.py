@@ -50,6 +50,7 @@ def test_a_budget_pools_that_many_pairs(ws):
 
 def test_pool_by_mtf_reads_by_the_workspace_qrels(ws):
     from qrelkit.evaluate.threshold import resolve_threshold
+
     from qrelkit.pooling import oracle
 
     pool(ws, "--pool", "mtf(n=5)")

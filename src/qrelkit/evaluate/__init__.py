@@ -11,14 +11,7 @@ per thing, so that importing a submodule never rebinds a function's name).
 """
 from __future__ import annotations
 
-from qrelkit.evaluate.agreement import (
-    Agreement,
-    JudgeAgreement,
-    MultiAgreement,
-    compare_labels,
-    judgments_agreement,
-    multi_assessor,
-)
+from qrelkit.evaluate.agreement import Agreement, MultiAgreement, compare_labels, multi_assessor
 from qrelkit.evaluate.compare import VersionComparison, compare_versions
 from qrelkit.evaluate.correlation import (
     RankingCorrelation,
@@ -28,6 +21,7 @@ from qrelkit.evaluate.correlation import (
     spearman_rho,
     tau_ap,
 )
+from qrelkit.evaluate.judge_agreement import JudgeAgreement, judgments_agreement
 from qrelkit.evaluate.leaveout import GroupDrop, LeaveOut, dropped_pairs, group_of, leave_out
 from qrelkit.evaluate.ragalign import GenerationLabel, rag_align, read_generation
 from qrelkit.evaluate.saturation import PoolGrowth, SystemHoles, hole_at_k, hole_rates, pool_growth
