@@ -70,11 +70,11 @@ class JobResult:
 
     @property
     def judge(self) -> dict:
-        return self.summary.as_dict() if self.summary else {}
+        return self.summary.as_dict() if self.summary is not None else {}
 
     @property
     def people(self) -> dict:
-        return self.waiting.to_json() if self.waiting else {}
+        return self.waiting.to_json() if self.waiting is not None else {}
 
     def to_dict(self) -> dict:
         return {
@@ -171,6 +171,11 @@ class RunSettings:
     wait: bool = False
     progress: Optional[Callable] = None
     rag: bool = False
+    stage: Optional[Callable[[str], None]] = None  # told when a long stage starts (the CLI prints it)
+
+    def say(self, text: str) -> None:
+        if self.stage is not None:
+            self.stage(text)
 
 
 def _start(store: Store, kind: str, plan_arg: Any, options: dict, run: RunSettings) -> tuple[Job, dict]:
@@ -182,11 +187,17 @@ def _start(store: Store, kind: str, plan_arg: Any, options: dict, run: RunSettin
     if run.auto:
         given["auto"] = True
     effective = plan.override(**{k: v for k, v in options.items() if k in plan.__dataclass_fields__})
+    if effective.topics and effective.docs:
+        run.say(f"reading the collection ({effective.docs})")
     _ensure_loaded(store, effective, need_qrels=kind == "fill")
     job = resolve_job(store, kind, effective, given, rejudge=run.rejudge)
     record_job(store, job, rejudge=run.rejudge)
     _record_plan(store, kind, effective, job)
+    run.say(f"pooling the runs ({job.pool or f'depth {job.depth}'})")
     pool = pool_workspace(store, depth=job.depth, human_depth=job.human_depth, people=job.people, pool=job.pool)
+    if pool.get("no_text"):
+        run.say(f"{pool['no_text']} pooled pairs have no document text: they are not judged and not sent to "
+                f"people (list them with `qrelkit status -w {store.workspace} --missing-text`)")
     return job, pool
 
 
@@ -233,6 +244,7 @@ def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSe
         sync_tasks(store)
         msg = f"{len(waiting)} cases wait for people; " + _serve_hint(ws).format(job=job.kind)
         return JobResult(job.kind, ws, WAITING, msg, job, pool, summary, waiting, left=left)
+    run.say("merging the labels" + (" and writing the report" if run.report else ""))
     merged, out, rep, evaluation = _finish(store, ws, job, run.report, judged=summary.cases > 0)
     msg = ("nothing to judge: the pool has no holes; " if summary.cases == 0 else "") + f"merged qrels in {out}"
     msg += f"; report in {rep}" if rep else ""
@@ -251,6 +263,7 @@ def fill(
     read_cache: bool = True,
     progress: Optional[Callable] = None,
     rag: bool = False,
+    stage: Optional[Callable[[str], None]] = None,
     **options,
 ) -> JobResult:
     """Complete an existing collection (see module docstring).
@@ -266,9 +279,9 @@ def fill(
     goes to the judge, and people only see what the judge escalates.
     """
     run = RunSettings(auto=auto, report=report, read_cache=read_cache, rejudge=bool(options.pop("rejudge", False)),
-                      wait=bool(options.pop("wait", False)), progress=progress, rag=rag)
+                      wait=bool(options.pop("wait", False)), progress=progress, rag=rag, stage=stage)
     ws = Path(workspace)
-    with writer_lock(ws, "fill", wait=run.wait), Store.create(ws) as store:
+    with writer_lock(ws, "fill", wait=run.wait, on_wait=run.say), Store.create(ws) as store:
         job, pool = _start(store, "fill", plan, options, run)
         rag_summary = _rag(store, job, run) if rag else {}
         result = _judge_merge_report(store, ws, job, pool, run)
@@ -290,6 +303,7 @@ def build(
     report: bool = True,
     read_cache: bool = True,
     progress: Optional[Callable] = None,
+    stage: Optional[Callable[[str], None]] = None,
     **options,
 ) -> JobResult:
     """A new collection by hybrid pooling (see module docstring).
@@ -300,9 +314,9 @@ def build(
     ``narrative``: relevance narratives induced from the people's labels).
     """
     run = RunSettings(auto=auto, report=report, read_cache=read_cache, rejudge=bool(options.pop("rejudge", False)),
-                      wait=bool(options.pop("wait", False)), progress=progress)
+                      wait=bool(options.pop("wait", False)), progress=progress, stage=stage)
     ws = Path(workspace)
-    with writer_lock(ws, "build", wait=run.wait), Store.create(ws) as store:
+    with writer_lock(ws, "build", wait=run.wait, on_wait=run.say), Store.create(ws) as store:
         job, pool = _start(store, "build", plan, options, run)
         from qrelkit.annotate.tasks import sync_tasks
 

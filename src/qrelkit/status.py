@@ -19,6 +19,8 @@ def workspace_status(store: Store) -> dict:
         "llm_share": counts.llm_share,
         # a hole is pending for the judge when no LLM method has a final verdict for it yet
         "pending_judge": store.pending_for_judge(),
+        # pooled pairs whose document has no text: never judged, never sent to people
+        "no_text": store.cases_without_text(),
     }
     # over-budget escalations are not for people (see qrelkit.store.waiting)
     waiting = store.waiting_for_people()

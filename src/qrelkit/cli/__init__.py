@@ -35,13 +35,20 @@ def expand_variadic(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app, turning user errors into one line and exit 2."""
+    """Entry point: run the app, turning user errors into one line and exit 2, and an interrupt
+    (Ctrl-C, SIGTERM) into a line saying how far it got and exit 130."""
+    import signal
+
+    from qrelkit.cli.progress import interrupted_message
     from qrelkit.errors import QrelkitError
 
     args = expand_variadic(list(sys.argv[1:] if argv is None else argv))
+    # SIGTERM (a scheduler, `kill`) stops a command the way Ctrl-C does: finished work is kept
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        # standalone mode: click reports its own usage errors (exit 2) and --help;
-        # our user errors propagate here and become one line.
+        # standalone mode: click reports its own usage errors (exit 2) and --help; our user
+        # errors propagate here and become one line; an interrupt while judging is turned into
+        # its message and exit 130 by the judging commands (judging_progress)
         app(args=args, prog_name="qrelkit", standalone_mode=True)
     except QrelkitError as e:
         from rich.text import Text
@@ -49,5 +56,7 @@ def main(argv: list[str] | None = None) -> None:
         console.print(Text("error: ", style="bold red") + Text(str(e)), highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        console.print("interrupted; finished work is saved in the workspace")
+        console.print(interrupted_message(), highlight=False, soft_wrap=True)
         sys.exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, previous)

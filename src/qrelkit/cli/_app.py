@@ -69,23 +69,18 @@ def require_workspace(workspace: Optional[Path]) -> Path:
 
 @contextmanager
 def judging_progress(transient: bool = False) -> Iterator[Callable[[Any], None]]:
-    """A progress bar on stderr for anything that judges (judge, fill, build, demo), fed by the
-    runner's ProgressUpdate callbacks: cases done, calls (cached), tokens, cost, escalations (errors)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """Progress on stderr for anything that judges (judge, fill, build, demo), fed by the
+    runner's ProgressUpdate callbacks; a bar on a terminal, a line every few seconds elsewhere
+    (:mod:`qrelkit.cli.progress`). Its ``stage`` method names a long stage."""
+    from qrelkit.cli.progress import interrupted_message, progress_reporter
 
-    with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.fields[info]}"), console=console, transient=transient) as prog:
-        task = prog.add_task("judging", total=None, info="")
-
-        def update(p: Any) -> None:
-            info = (
-                f"calls {p.usage.calls} (cached {p.usage.cache_hits}) · tokens {p.usage.prompt_tokens}"
-                f"+{p.usage.completion_tokens} · ${p.usage.cost_usd:.4f} · escalations {p.escalations} "
-                f"(errors {p.errors})"
-            )
-            prog.update(task, total=p.total, completed=p.done, info=info)
-
-        yield update
+    try:
+        with progress_reporter(console, transient) as reporter:
+            yield reporter
+    except KeyboardInterrupt:
+        # here, not in main(): click would print "Aborted!" and exit 1
+        console.print(interrupted_message(), highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
 
 
 @contextmanager

@@ -1,6 +1,7 @@
 """Commands over the collection itself: init, pool, holes, export, status."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -246,13 +247,28 @@ def export(
 
 
 @app.command()
-def status(workspace: Optional[Path] = WorkspaceOpt, as_json: bool = JsonOpt) -> None:
+def status(
+    workspace: Optional[Path] = WorkspaceOpt,
+    missing_text: bool = typer.Option(False, "--missing-text", help="List the pooled pairs whose document has "
+                                      "no text in the workspace (they are never judged)."),
+    as_json: bool = JsonOpt,
+) -> None:
     """Where a workspace stands: collection size, cases pending per step, escalations, cost so far."""
     from qrelkit.status import workspace_status
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
     with Store.open(ws) as store:
+        if missing_text:
+            pairs = store.pairs_without_text()
+            if as_json:
+                print_json({"missing_text": [list(p) for p in pairs], "count": len(pairs)})
+                return
+            for qid, docid in pairs:
+                sys.stdout.write(f"{qid}\t{docid}\n")
+            console.print(f"{len(pairs)} pooled pairs have no document text in {ws} (qid, docid on stdout); "
+                          "add their documents with `qrelkit init ... --docs FILE` to have them judged")
+            return
         st = workspace_status(store)
     if as_json:
         print_json(st)

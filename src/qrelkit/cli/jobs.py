@@ -70,7 +70,7 @@ def run_job_command(job: Callable, given: dict, **own: Any) -> None:
         overrides.pop("runs", None)
     with judging_progress(transient=True) as cb:
         result = job(ws, given.get("plan"), auto=bool(given.get("auto")), report=not given.get("no_report"),
-                     read_cache=not given.get("no_cache"), progress=cb, **overrides, **own)
+                     read_cache=not given.get("no_cache"), progress=cb, stage=cb.stage, **overrides, **own)
     _show(result, bool(given.get("as_json")))
 
 
@@ -150,7 +150,7 @@ def demo(
 
     d = demo_paths()
     with judging_progress(transient=True) as cb:
-        result = jobs.fill(workspace, None, auto=True, progress=cb, topics=str(d.topics), docs=str(d.docs),
+        result = jobs.fill(workspace, None, auto=True, progress=cb, stage=cb.stage, topics=str(d.topics), docs=str(d.docs),
                            qrels=str(d.qrels), runs=[str(p) for p in d.runs], model=model, method=method)
     rec = jobs.recovered(result.qrels, d.qrels, d.full_qrels)
     if result.report:

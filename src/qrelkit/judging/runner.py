@@ -236,6 +236,9 @@ async def _judge_selection(run: RunContext, progress: Optional[Callable[[Progres
     record = _Recorder(store, client, method, model, tsk, n_pending, progress)
     status, calibration, learned = "failed", {}, Learned()
     try:
+        if whole and progress is not None:
+            progress(ProgressUpdate(0, n_pending, Usage(), 0, 0,
+                                    stage=f"preparing the judge ({judge.NAME}: labelled pairs, signals)"))
         calibration, learned = await prepare(judge, store, tsk, selected, pending, client)
         make_input = _input_maker(store, tsk)
         record.emit()

@@ -30,6 +30,7 @@ class ProgressUpdate:
     usage: Usage  # this run's so far
     escalations: int
     errors: int
+    stage: str = "judging"  # or a stage before it ("preparing the judge: ...")
 
 
 @dataclass(frozen=True)

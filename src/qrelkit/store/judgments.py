@@ -184,9 +184,10 @@ class JudgmentStore:
         )
 
     def pending_for_judge(self) -> int:
-        """Holes of the LLM share that no judge has a final (non-error) verdict for yet."""
+        """Holes of the LLM share (with document text) that no judge has a final (non-error) verdict for yet."""
         return self.scalar(
-            "SELECT COUNT(*) FROM cases c WHERE judged=0 AND share='llm' AND NOT EXISTS ("
+            "SELECT COUNT(*) FROM cases c WHERE judged=0 AND share='llm' "
+            "AND EXISTS (SELECT 1 FROM docs d WHERE d.docid = c.docid) AND NOT EXISTS ("
             "SELECT 1 FROM judgments j WHERE j.qid=c.qid AND j.docid=c.docid AND j.source!='human' "
             "AND j.status != 'error')"
         )

@@ -1,0 +1,88 @@
+"""Progress on stderr, on every stream: a bar on a terminal, a line every few seconds elsewhere.
+
+`fill` with its output sent to a file used to print nothing for minutes (a minute just reading
+DL'19's documents), and Ctrl-C printed nothing either. Now every long stage names itself when it
+starts (reading the collection, pooling, preparing the judge, judging, merging, the report), the
+judging stage reports cases done of total, calls, cache hits, errors, the rate and an ETA — as a
+rich bar on a terminal, as a plain line every ``QRELKIT_PROGRESS_SECONDS`` (5) seconds on a pipe
+or file — and an interrupted command says how far it got (:func:`interrupted_message`).
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Optional
+
+from rich.console import Console
+
+_last: dict[str, Any] = {}  # the last judging update of this process, for the interrupted message
+
+
+class Reporter:
+    """Called with the runner's ProgressUpdate values; :meth:`stage` names a stage."""
+
+    def __init__(self, console: Console, bar: Any = None, task: Any = None, every: float = 5.0):
+        self.console, self.bar, self.task, self.every = console, bar, task, every
+        self.started = time.monotonic()
+        self.printed = 0.0
+        self.current = ""
+
+    def stage(self, text: str) -> None:
+        """A long stage starts: one line, on every stream."""
+        self.current = text
+        self.console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}", highlight=False, soft_wrap=True)
+
+    def __call__(self, p: Any) -> None:
+        _last.update(done=p.done, total=p.total)
+        stage = getattr(p, "stage", "judging")
+        if stage != "judging":
+            if stage != self.current:
+                self.stage(stage)
+            return
+        if self.current != "judging":
+            self.stage(f"judging {p.total} cases")
+        info = (f"calls {p.usage.calls} (cached {p.usage.cache_hits}) · tokens {p.usage.prompt_tokens}"
+                f"+{p.usage.completion_tokens} · ${p.usage.cost_usd:.4f} · escalations {p.escalations} "
+                f"(errors {p.errors})")
+        if self.bar is not None:
+            self.bar.update(self.task, total=p.total, completed=p.done, info=info)
+            return
+        now = time.monotonic()
+        if now - self.printed < self.every and p.done < p.total:
+            return
+        self.printed = now
+        rate = p.done / max(now - self.started, 1e-9)
+        eta = f"{(p.total - p.done) / rate:.0f} s" if rate > 0 and p.done < p.total else "-"
+        self.console.print(f"judging: {p.done}/{p.total} cases · {info} · {rate:.2f} cases/s · ETA {eta}",
+                           highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def progress_reporter(console: Console, transient: bool = False) -> Iterator[Reporter]:
+    """A Reporter for anything that judges (judge, fill, build, demo)."""
+    every = float(os.environ.get("QRELKIT_PROGRESS_SECONDS", "5") or 5)
+    if not console.is_terminal:
+        yield Reporter(console, every=every)
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[info]}"), console=console, transient=transient) as bar:
+        yield Reporter(console, bar, bar.add_task("judging", total=None, info=""), every)
+
+
+def interrupted_message() -> str:
+    """What an interrupted command prints: how far judging got, and how to continue."""
+    if _last.get("total"):
+        return (f"interrupted after {_last['done']} of {_last['total']} cases; finished work is saved in the "
+                "workspace: run the same command to continue")
+    return "interrupted; finished work is saved in the workspace: run the same command to continue"
+
+
+def reset() -> Optional[dict]:
+    """Forget the last update (a new command in the same process, e.g. tests)."""
+    old = dict(_last)
+    _last.clear()
+    return old
