@@ -28,10 +28,12 @@ re-derive identically); its id names it.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from qrelkit import prompts
-from qrelkit.judges import Param, choice, integer, register
+from qrelkit.errors import UsageError
+from qrelkit.judges import Param, choice, integer, number, register, tally
 from qrelkit.judges import output as output_mod
 from qrelkit.judges.base import (
     AUTO,
@@ -63,6 +65,11 @@ class ZeroShot(Judge):
                            legacy=TOPIC, absent=TOPIC),
         "output": Param(output_mod.JSON, choice(*output_mod.OUTPUTS),
                         'json: reason and decision; label: exactly "Relevant" or "Not Relevant"', omit_default=True),
+        "samples": Param(1, integer(1, 16), "calls per case at temperature > 0, decided by a vote (UMBRELA)",
+                         omit_default=True),
+        "temperature": Param(0.0, number(0.0, 2.0), "sampling temperature (samples > 1 needs > 0)", omit_default=True),
+        "agree": Param(tally.MAJORITY, choice(*tally.RULES), "samples that must agree: majority or all",
+                       omit_default=True),
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
     STORED_FORM = frozenset({"doc_tokens"})  # what ids stored before `narrative` existed wrote out
@@ -72,15 +79,28 @@ class ZeroShot(Judge):
         self.doc_tokens = spec["doc_tokens"]
         self.narrative = spec["narrative"] == TOPIC
         self.output = spec["output"]
+        self.samples: int = spec["samples"]
+        self.temperature: float = spec["temperature"]
+        self.rule: str = spec["agree"]
+        if self.samples > 1 and self.temperature <= 0:
+            raise UsageError(f"method spec {spec}: samples={self.samples} needs temperature > 0 "
+                             "(at temperature 0 every sample is the same answer), e.g. temperature=0.7")
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("zeroshot", f"task_{task_name}")
 
     async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
         versions = template_versions(*self.templates_for(inp.task.name))
-        return await judge_with(inp, client, "zeroshot", self.doc_tokens, versions,
-                                {} if self.narrative else QUERY_ONLY, narrative=self.narrative,
-                                output=self.output)
+        extra = {} if self.narrative else QUERY_ONLY
+        if self.samples == 1:
+            return await judge_with(inp, client, "zeroshot", self.doc_tokens, versions, extra,
+                                    narrative=self.narrative, output=self.output, temperature=self.temperature)
+        verdicts = await asyncio.gather(*(
+            judge_with(inp, client, "zeroshot", self.doc_tokens, versions, extra, narrative=self.narrative,
+                       output=self.output, temperature=self.temperature, sample=i)
+            for i in range(1, self.samples + 1)
+        ))
+        return tally.sampled(verdicts, inp.task, self.rule, self.temperature)
 
 
 async def judge_with(
@@ -92,11 +112,15 @@ async def judge_with(
     extra_prov: dict,
     narrative: bool = True,
     output: str = output_mod.JSON,
+    temperature: float = 0.0,
+    sample: int = 0,
     **sections: str,
 ) -> Verdict:
     """The one structured-answer call of zero-shot, icl and narrative: they differ only in the
     template and its extra sections, so parsing, errors and provenance stay the same.
-    ``output=label`` asks for "Relevant"/"Not Relevant" instead (:mod:`qrelkit.judges.output`)."""
+    ``output=label`` asks for "Relevant"/"Not Relevant" instead (:mod:`qrelkit.judges.output`).
+    ``sample`` > 0 numbers one of several samples: it joins the cache key, or every sample would
+    replay the first one's cached answer."""
     meter = Meter()
     block, tr = prompts.document_block(inp.text, doc_tokens)
     task_t = inp.task.template()
@@ -116,7 +140,8 @@ async def judge_with(
             messages,
             schema=output_mod.SCHEMA if label else inp.task.decision_schema(REASON),
             max_tokens=output_mod.MAX_TOKENS if label else MAX_TOKENS,
-            version="|".join(versions.values()),
+            temperature=temperature,
+            version="|".join(versions.values()) + (f"|sample={sample}" if sample else ""),
         )
     )
     return _label_verdict(inp, c, meter, prov) if label else _json_verdict(inp, c, meter, prov)
