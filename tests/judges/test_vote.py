@@ -40,22 +40,22 @@ def make_ws(path: Path) -> Path:
     return path
 
 
-def judge(ws: Path, url: str, method: str) -> dict:
+def judge(ws: Path, url: str, method: str, *extra: str) -> dict:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     r = subprocess.run(
         [sys.executable, "-m", "qrelkit", "judge", "-w", str(ws), "--method", method, "--model",
-         f"openai:fake@{url}", "--task", "graded", "--threshold", "2", "--json"],
+         f"openai:fake@{url}", "--task", "graded", "--threshold", "2", "--json", *extra],
         capture_output=True, text=True, env=env, timeout=300,
     )
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
 
-def run(tmp_path: Path, server, method: str) -> tuple[dict, Counter, dict]:
+def run(tmp_path: Path, server, method: str, *extra: str) -> tuple[dict, Counter, dict]:
     """The summary, the server calls this run made (by log line), and the judgments by docid."""
     url, log = server
     before = len(log.read_text().splitlines())
-    summary = judge(make_ws(tmp_path / "ws"), url, method)
+    summary = judge(make_ws(tmp_path / "ws"), url, method, *extra)
     calls = Counter(log.read_text().splitlines()[before:])
     with Store.open(tmp_path / "ws") as s:
         rows = {j.docid: j for j in s.judgments(method=str(parse_spec(method)))}
@@ -94,6 +94,12 @@ def test_members_that_disagree_escalate_like_a_debate(server, tmp_path):
 def test_an_escalated_vote_records_the_disagreement_for_the_budget(server, tmp_path):
     rows = by_key(run(tmp_path, server, TWO)[2])
     assert json.loads(rows["split"].provenance)["disagreement"] == {"grade_gap": 3, "rounds": 1}
+
+
+def test_a_budget_ranks_a_votes_disagreement_by_its_grade_gap(server, tmp_path):
+    rows = by_key(run(tmp_path, server, TWO, "--budget", "0")[2])
+    budget = json.loads(rows["split"].provenance)["budget"]
+    assert (budget["strength"], budget["for_people"]) == ([3, 1], False)
 
 
 def test_the_summary_counts_the_disagreements_as_escalations(server, tmp_path):
