@@ -15,7 +15,7 @@ from fakeserver import serve
 
 from qrelkit.judges import parse_spec
 from qrelkit.store import Store
-from qrelkit.types import Case, Doc, Topic
+from qrelkit.types import Case, Doc, Qrel, Topic
 
 from .fake_vote import KEYS, NARRATIVE_MARK
 
@@ -182,3 +182,33 @@ def test_methods_json_lists_vote_and_the_sample_parameters():
                        timeout=120)
     methods = {m["name"]: {p["name"] for p in m["params"]} for m in json.loads(r.stdout)["methods"]}
     assert (methods["vote"], {"samples", "temperature", "agree"} <= methods["zero-shot"]) == ({"agree", "judges"}, True)
+
+
+# ---- samples for the other single-call judges ------------------------------------------------------
+def make_labelled_ws(path: Path) -> Path:
+    """make_ws plus labelled pairs of the topic for icl's examples."""
+    make_ws(path)
+    with Store.open(path) as s:
+        s.upsert_docs([Doc(f"l{i}", f"example text number {i}") for i in range(4)])
+        s.upsert_qrels([Qrel("q0", f"l{i}", 3 * (i % 2)) for i in range(4)])
+    return path
+
+
+def test_icl_with_three_samples_makes_three_calls_per_case_and_votes(server, tmp_path):
+    url, log = server
+    before = len(log.read_text().splitlines())
+    judge(make_labelled_ws(tmp_path / "ws"), url, "icl(samples=3,temperature=0.7)")
+    with Store.open(tmp_path / "ws") as s:
+        rows = {KEYS[int(j.docid[1:])]: j for j in s.judgments(method=str(parse_spec("icl(samples=3,temperature=0.7)")))}
+    calls = len(log.read_text().splitlines()) - before
+    assert (calls, rows["mixed"].status, rows["mixed"].grade) == (3 * len(KEYS), "auto", 3)
+
+
+def test_a_vote_can_hold_a_judge_that_learns_from_peoples_labels(server, tmp_path):
+    url, _ = server
+    method = "vote(judges=[zero-shot,icl],agree=all)"
+    judge(make_labelled_ws(tmp_path / "ws"), url, method)
+    with Store.open(tmp_path / "ws") as s:
+        rows = {KEYS[int(j.docid[1:])]: j for j in s.judgments(method=str(parse_spec(method)))}
+    members = json.loads(rows["agree3"].provenance)["vote"]["members"]
+    assert ([m["judge"].split("(")[0] for m in members], rows["agree3"].status) == (["zero-shot", "icl"], "consensus")

@@ -82,24 +82,3 @@ def total_usage(verdicts: Sequence[Verdict]) -> Usage:
         total = total + v.usage
     return total
 
-
-def sampled(verdicts: Sequence[Verdict], task: Task, rule: str, temperature: float) -> Verdict:
-    """K samples of one judge's call as one verdict (status ``auto`` when the rule is met).
-
-    Provenance: the first sample's own keys (``templates``, ``truncation``, ...) without its
-    ``reply``, then ``samples`` (each sample's status, label, grade, reply) and ``vote``
-    (``rule``, ``needed``, ``counts``, ``samples``, ``temperature``)."""
-    from qrelkit.judges.base import AUTO
-
-    names = [f"sample {i}" for i in range(1, len(verdicts) + 1)]
-    t = count(verdicts, names, task, rule, AUTO)
-    prov = {k: v for k, v in verdicts[0].provenance.items() if k != "reply"}
-    prov["samples"] = [{"sample": i, "status": v.status, "label": v.label, "grade": v.grade,
-                        "reply": v.provenance.get("reply")} for i, v in enumerate(verdicts, 1)]
-    prov["vote"] = {"rule": rule, "needed": t.needed, "counts": t.counts, "samples": len(verdicts),
-                    "temperature": temperature}
-    if t.label is None:
-        prov["disagreement"] = {"grade_gap": t.grade_gap, "rounds": 1}
-    rationale = next((v.rationale for v in verdicts if v.label == t.label and v.rationale), "")
-    return Verdict(status=t.status, label=t.label, grade=t.grade, rationale=rationale, round=1, reason=t.reason,
-                   usage=total_usage(verdicts), provenance=prov)

@@ -28,12 +28,10 @@ re-derive identically); its id names it.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from qrelkit import prompts
-from qrelkit.errors import UsageError
-from qrelkit.judges import Param, choice, integer, number, register, tally
+from qrelkit.judges import Param, choice, integer, register, sampling
 from qrelkit.judges import output as output_mod
 from qrelkit.judges.base import (
     AUTO,
@@ -65,11 +63,7 @@ class ZeroShot(Judge):
                            legacy=TOPIC, absent=TOPIC),
         "output": Param(output_mod.JSON, choice(*output_mod.OUTPUTS),
                         'json: reason and decision; label: exactly "Relevant" or "Not Relevant"', omit_default=True),
-        "samples": Param(1, integer(1, 16), "calls per case at temperature > 0, decided by a vote (UMBRELA)",
-                         omit_default=True),
-        "temperature": Param(0.0, number(0.0, 2.0), "sampling temperature (samples > 1 needs > 0)", omit_default=True),
-        "agree": Param(tally.MAJORITY, choice(*tally.RULES), "samples that must agree: majority or all",
-                       omit_default=True),
+        **sampling.PARAMS,
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
     STORED_FORM = frozenset({"doc_tokens"})  # what ids stored before `narrative` existed wrote out
@@ -79,12 +73,7 @@ class ZeroShot(Judge):
         self.doc_tokens = spec["doc_tokens"]
         self.narrative = spec["narrative"] == TOPIC
         self.output = spec["output"]
-        self.samples: int = spec["samples"]
-        self.temperature: float = spec["temperature"]
-        self.rule: str = spec["agree"]
-        if self.samples > 1 and self.temperature <= 0:
-            raise UsageError(f"method spec {spec}: samples={self.samples} needs temperature > 0 "
-                             "(at temperature 0 every sample is the same answer), e.g. temperature=0.7")
+        self.sampling = sampling.Sampling.of(spec)
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("zeroshot", f"task_{task_name}")
@@ -92,15 +81,12 @@ class ZeroShot(Judge):
     async def __call__(self, inp: JudgeInput, client: Any) -> Verdict:
         versions = template_versions(*self.templates_for(inp.task.name))
         extra = {} if self.narrative else QUERY_ONLY
-        if self.samples == 1:
-            return await judge_with(inp, client, "zeroshot", self.doc_tokens, versions, extra,
-                                    narrative=self.narrative, output=self.output, temperature=self.temperature)
-        verdicts = await asyncio.gather(*(
-            judge_with(inp, client, "zeroshot", self.doc_tokens, versions, extra, narrative=self.narrative,
-                       output=self.output, temperature=self.temperature, sample=i)
-            for i in range(1, self.samples + 1)
-        ))
-        return tally.sampled(verdicts, inp.task, self.rule, self.temperature)
+        return await self.sampling.run(
+            lambda temperature, sample: judge_with(inp, client, "zeroshot", self.doc_tokens, versions, extra,
+                                                   narrative=self.narrative, output=self.output,
+                                                   temperature=temperature, sample=sample),
+            inp.task,
+        )
 
 
 async def judge_with(
