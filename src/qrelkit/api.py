@@ -113,15 +113,24 @@ def judgments(workspace: Union[str, Path]):
     return pd.DataFrame(rows)
 
 
-def merged_qrels(workspace: Union[str, Path], method: Optional[str] = None, model: Optional[str] = None):
-    """The merged qrels (original, people, judge) with provenance, as a DataFrame."""
+def merged_qrels(workspace: Union[str, Path], method: Optional[str] = None, model: Optional[str] = None,
+                 columns: str = "qrelkit"):
+    """The merged qrels (original, people, judge) with provenance, as a DataFrame.
+
+    ``columns``: ``qrelkit`` (``qid, docid, grade``), ``ir_measures`` (``query_id, doc_id,
+    relevance``: pass it to ``ir_measures.calc_aggregate`` as it is) or ``pyterrier`` (``qid, docno,
+    label``); the provenance columns follow under their own names."""
     import dataclasses
 
     import pandas as pd
 
-    from qrelkit.merge import merge
+    from qrelkit.interchange.columns import names, renamed
+    from qrelkit.merge import MergedLabel, merge
     from qrelkit.store import Store
 
+    names(columns)  # a bad name fails before the workspace is read
     with Store.open(workspace) as store:
         result = merge(store, method=method, model=model)
-    return pd.DataFrame([dataclasses.asdict(m) for m in result.labels])
+    frame = pd.DataFrame([dataclasses.asdict(m) for m in result.labels],
+                         columns=[f.name for f in dataclasses.fields(MergedLabel)])
+    return renamed(frame, columns)

@@ -131,8 +131,8 @@ def iter_merged(store: Store, method: Optional[str], model: Optional[str]) -> It
             yield key
         else:
             last = key
-            yield MergedLabel(qid, docid, scale(item), "llm", item.status, item.method, item.model,
-                              item.round, item.provenance)
+            yield MergedLabel(qid, docid, scale(item), "imported" if item.source == "imported" else "llm",
+                              item.status, item.method, item.model, item.round, item.provenance)
 
 
 def merge(store: Store, method: Optional[str] = None, model: Optional[str] = None,
@@ -146,9 +146,11 @@ def merge(store: Store, method: Optional[str] = None, model: Optional[str] = Non
     return MergeResult(tuple(labels), method, model, tuple(unresolved))
 
 
-def export_merged(store: Store, out: Path, method: Optional[str] = None, model: Optional[str] = None) -> dict:
+def export_merged(store: Store, out: Path, method: Optional[str] = None, model: Optional[str] = None,
+                  fmt: str = "trec") -> dict:
     """Write the merged qrels and their provenance as :func:`write_merged` does,
-    streaming; returns what ``qrelkit export`` prints (paths, method, counts)."""
+    streaming; returns what ``qrelkit export`` prints (paths, method, counts). ``fmt``: ``trec``,
+    or a table with ir_measures' or PyTerrier's column names (:mod:`qrelkit.interchange.columns`)."""
     method, model = merged_method(store, method, model)
     counts = Counter()
     unresolved = 0
@@ -162,10 +164,10 @@ def export_merged(store: Store, out: Path, method: Optional[str] = None, model: 
             else:
                 unresolved += 1
 
-    side = _write_labels(labels(), out)
+    side = _write_labels(labels(), out, fmt)
     return {"out": str(out), "provenance": str(side), "method": method, "model": model,
             "labels": sum(counts.values()), "original": counts["original"], "human": counts["human"],
-            "llm": counts["llm"], "unresolved": unresolved}
+            "llm": counts["llm"], "imported": counts["imported"], "unresolved": unresolved, "format": fmt}
 
 
 def write_merged(result: MergeResult, out: Path) -> Path:
@@ -173,13 +175,16 @@ def write_merged(result: MergeResult, out: Path) -> Path:
     return _write_labels(result.labels, out)
 
 
-def _write_labels(labels: Iterable[MergedLabel], out: Path) -> Path:
+def _write_labels(labels: Iterable[MergedLabel], out: Path, fmt: str = "trec") -> Path:
+    from qrelkit.interchange.columns import row_writer
+
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     side = out.with_name(out.name + ".provenance.jsonl")
-    with open(out, "w", encoding="utf-8") as q, open(side, "w", encoding="utf-8") as p:
+    with open(out, "w", encoding="utf-8", newline="") as q, open(side, "w", encoding="utf-8") as p:
+        write = row_writer(q, fmt, out)
         for label in labels:
-            q.write(f"{label.qid} 0 {label.docid} {label.grade}\n")
+            write(label)
             p.write(
                 json.dumps(
                     {

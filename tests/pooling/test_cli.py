@@ -49,9 +49,8 @@ def test_a_budget_pools_that_many_pairs(ws):
 
 
 def test_pool_by_mtf_reads_by_the_workspace_qrels(ws):
-    from qrelkit.evaluate.threshold import resolve_threshold
-
     from qrelkit.pooling import oracle
+    from qrelkit.relevance import resolve_threshold
 
     pool(ws, "--pool", "mtf(n=5)")
     qrels = dict(load_qrels(str(demo_paths().qrels)).pairs)

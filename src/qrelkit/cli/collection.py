@@ -222,27 +222,46 @@ def _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty: bool = False):
 @app.command()
 def export(
     workspace: Optional[Path] = WorkspaceOpt,
-    out: Path = typer.Option(..., "--out", help="Merged qrels to write; provenance goes to OUT.provenance.jsonl."),
-    method: Optional[str] = typer.Option(None, "--method", help="Which judge's labels to merge (default: the latest)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Merged qrels to write; provenance goes to OUT.provenance.jsonl."),
+    method: Optional[str] = typer.Option(None, "--method", help="Which judge's labels to merge (default: the latest); "
+                                                               "imported:NAME for an imported version."),
     model: Optional[str] = typer.Option(None, "--model", help="Which model's labels, when a method ran with several."),
+    fmt: str = typer.Option("trec", "--format", help="trec | ir_measures (query_id, doc_id, relevance) | pyterrier "
+                                                     "(qid, docno, label): a table, CSV when OUT ends in .csv, else TSV."),
+    lara: Optional[Path] = typer.Option(None, "--lara", help="Also write the confidence judge's probabilities in "
+                                                            "LARA's CSV (topic_id, doc_id, annotation, prob_yes, prob_no)."),
     as_json: bool = JsonOpt,
 ) -> None:
     """Write the merged qrels: original labels, then people's, then the judge's."""
+    from qrelkit.interchange.columns import FORMATS
+    from qrelkit.interchange.imports import is_imported
     from qrelkit.merge import export_merged
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
+    if out is None and lara is None:
+        raise UsageError("pass --out QRELS (and/or --lara FILE)")
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt!r}: choose from {', '.join(FORMATS)}")
+    payload: dict = {}
     with Store.open(ws) as store:
         if model is not None:
             from qrelkit.llm import canonical_model_id
 
             model = canonical_model_id(model)
-        if method is not None:
+        if method is not None and not is_imported(method):
             from qrelkit.judges import parse_spec
 
             method = parse_spec(method).canonical
-        with writing(out):
-            payload = export_merged(store, out, method=method, model=model)
+        if out is not None:
+            with writing(out):
+                payload = export_merged(store, out, method=method, model=model, fmt=fmt)
+        if lara is not None:
+            from qrelkit.interchange.lara import export_lara
+
+            with writing(lara):
+                lara_method = method if method is not None and method.startswith("confidence") else None
+                payload = {**payload, "lara": export_lara(store, lara, lara_method, model)}
     _emit(payload, as_json, "export")
 
 

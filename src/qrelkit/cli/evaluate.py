@@ -17,10 +17,12 @@ from qrelkit.cli.measure import RunsOpt, SeedOpt, load_versions, split_measures,
 from qrelkit.errors import UsageError
 
 
-def _evaluate_streaming(runs, scorers, specs, threshold: int, judged_only: bool, allow_empty: bool = False):
+def _evaluate_streaming(runs, scorers, specs, threshold: int, judged_only: bool, allow_empty: bool = False,
+                        absent: Optional[list] = None):
     """Score runs read one at a time (fast reader, top max-cut-off only), named
     as :func:`qrelkit.data.runs.unique_names` would; returns the scores and the
-    seconds spent reading. All runs in memory at once cost 650 MB on TREC DL
+    seconds spent reading. ``absent`` (a list) receives, per run, the labels of the versions none
+    of whose topics the run ranks (it is not on their leaderboards: ``--on-missing``). All runs in memory at once cost 650 MB on TREC DL
     2019's 61 runs; one at a time, the scores are all that stays."""
     from dataclasses import replace
 
@@ -44,6 +46,8 @@ def _evaluate_streaming(runs, scorers, specs, threshold: int, judged_only: bool,
             if r is None:
                 return
             stubs.append(Ranking(r.name, r.path, {}, r.tags))
+            if absent is not None:
+                absent.append({label for label, sc in scorers if sc.topic_set.isdisjoint(r.docids)})
             yield Ranking(str(len(stubs)), r.path, r.docids, r.tags)  # placeholder name: unique until renamed
 
     scored = score_stream(stream(), scorers, threshold)
@@ -77,16 +81,23 @@ def evaluate(
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
     run_meta: Optional[Path] = typer.Option(None, "--run-meta", help="JSON/TOML: run name -> {\"model\": ...}."),
     judge_model: Optional[List[str]] = typer.Option(None, "--judge-model", help="Model of the LLM judge (circularity check)."),
+    on_missing: str = typer.Option(
+        "worst", "--on-missing", help="A run on only one leaderboard (it ranks none of the other version's topics): "
+                                      "error, drop it from the comparison, or worst (scored 0 on every topic)."),
+    top_k: int = typer.Option(10, "--top-k", min=2, help="Systems the reference ranks best, for kendall_tau_topK."),
     workspace: Optional[Path] = WorkspaceOpt,
     allow_empty: bool = AllowEmptyOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Score runs under one or more qrels versions; compare rankings and significance between versions."""
+    from qrelkit.evaluate.correlation import ON_MISSING
     from qrelkit.evaluate.systems import DEFAULT_MEASURES, resolve_measures, version_scorers
 
     t0 = time.perf_counter()
     if not qrels:
         raise UsageError("pass at least one --qrels QRELS")
+    if on_missing not in ON_MISSING:
+        raise UsageError(f"--on-missing {on_missing!r}: choose from {', '.join(ON_MISSING)}")
     versions = load_versions(list(qrels), allow_empty)
     thr = threshold_of(threshold, versions[0][1], qrels[0])
     threshold = thr.value
@@ -98,13 +109,18 @@ def evaluate(
         keys.append(rank_measure)
     scorers = version_scorers(versions, specs, judged_only)
     del versions  # the pair dicts (250 bytes a label) are not needed once the scorers hold the qrels
-    scored, t_read = _evaluate_streaming(runs, scorers, specs, threshold, judged_only, allow_empty)
+    absent_in: list[set] = []
+    scored, t_read = _evaluate_streaming(runs, scorers, specs, threshold, judged_only, allow_empty, absent_in)
     t_eval = time.perf_counter() - t0 - t_read
     systems = scored[0].systems
     if len(scored) > 1:  # imported here: scipy and statsmodels cost 60 MB that one version never uses
         from qrelkit.evaluate.compare import compare_versions
+    def absent(label: str) -> list[str]:
+        return [n for n, gone in zip(systems, absent_in) if label in gone]
+
     comparisons = [
-        compare_versions(scored[0], s, rank_measure, rbo_p, bootstrap, seed, test, correction, alpha)
+        compare_versions(scored[0], s, rank_measure, rbo_p, bootstrap, seed, test, correction, alpha,
+                         on_missing, (absent(scored[0].label), absent(s.label)), top_k)
         for s in scored[1:]
     ] if len(systems) >= 2 else []
 

@@ -38,6 +38,9 @@ def stability(
     include_primary: bool = typer.Option(
         False, "--include-primary", help="Let the primary qrels be one more candidate assessor for every topic."),
     threshold: str = ThresholdOpt,
+    on_missing: str = typer.Option(
+        "worst", "--on-missing", help="A run that ranks none of the primary's topics (on no leaderboard): error, "
+                                      "drop it, or worst (scored 0 on every topic, as before the option)."),
     as_json: bool = JsonOpt,
 ) -> None:
     """How much the system ranking depends on who judged each topic."""
@@ -51,16 +54,31 @@ def stability(
     sources = read_assessors(list(assessors), assessor_column)
     run_list = require_runs(runs)
     prim = load_qrels(str(primary))
+    run_list, alignment = _on_missing(run_list, prim, on_missing)
     thr = threshold_of(threshold, prim, primary)
     threshold = thr.value
     natural = read_combination(str(combination), [n for n, _ in sources]) if combination else None
     result = run_stability(run_list, prim, sources, measure, samples, seed, threshold, rbo_p, natural, shuffles,
                            include_primary=include_primary)
-    out = {"primary": str(primary), **thr.to_dict(), **result.to_dict(), "seconds": round(time.perf_counter() - t0, 3)}
+    out = {"primary": str(primary), **thr.to_dict(), **result.to_dict(), **alignment.to_dict(),
+           "seconds": round(time.perf_counter() - t0, 3)}
     if as_json:
         print_json(out)
         return
     _print_stability(out, thr.describe())
+
+
+def _on_missing(run_list: list, prim, policy: str) -> tuple[list, object]:
+    """The runs to rank under ``--on-missing``: a run ranking none of the primary's topics is on no
+    leaderboard the assessors' qrels make (:func:`qrelkit.evaluate.correlation.align`)."""
+    from qrelkit.evaluate.correlation import align
+
+    topics = {q for q, _ in prim.pairs}
+    names = [r.name for r in run_list]
+    absent = [r.name for r in run_list if topics.isdisjoint(r.by_topic)]
+    alignment = align(names, absent, (), policy, ("the primary qrels", "assessors"))
+    keep = set(alignment.systems)
+    return [r for r in run_list if r.name in keep], alignment
 
 
 def _print_stability(out: dict, relevant: str) -> None:

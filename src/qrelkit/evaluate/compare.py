@@ -9,10 +9,18 @@ Version ``a`` is the reference ("before"), ``b`` the new one ("after").
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Sequence
 
 from qrelkit.errors import UsageError
-from qrelkit.evaluate.correlation import RankingCorrelation, correlate
+from qrelkit.evaluate.correlation import (
+    TOP_K,
+    Alignment,
+    RankingCorrelation,
+    align,
+    correlate,
+    meta_evaluation,
+)
 from qrelkit.evaluate.significance import (
     DecisionAgreement,
     PairwiseSignificance,
@@ -32,6 +40,8 @@ class VersionComparison:
     significance_a: PairwiseSignificance
     significance_b: PairwiseSignificance
     decisions: DecisionAgreement
+    meta: dict = field(default_factory=dict)  # correlation.meta_evaluation of the two leaderboards
+    alignment: Alignment = Alignment((), (), (), "worst")
 
     def to_dict(self) -> dict:
         corr = self.correlation.to_dict()
@@ -63,6 +73,8 @@ class VersionComparison:
                 "significant_b": self.significance_b.to_dict()["significant"],
                 **self.decisions.to_dict(),
             },
+            **self.meta,
+            **self.alignment.to_dict(),
         }
 
 
@@ -76,9 +88,18 @@ def compare_versions(
     test: str = "wilcoxon",
     correction: str = "bh",
     alpha: float = 0.05,
+    on_missing: str = "worst",
+    absent: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    top_k: int = TOP_K,
 ) -> VersionComparison:
-    """Compare two versions on the systems and topics they share."""
-    systems = [s for s in a.systems if s in b.systems]
+    """Compare two versions on the systems and topics they share.
+
+    ``absent``: the systems each version's leaderboard does not hold (a run that retrieved none of
+    its topics), settled by ``on_missing`` (:func:`qrelkit.evaluate.correlation.align`); ``worst``
+    keeps them as scored, 0 on every topic, which is what comparisons did before the option."""
+    shared = [s for s in a.systems if s in b.systems]
+    alignment = align(shared, absent[0], absent[1], on_missing, (a.label, b.label))
+    systems = list(alignment.systems)
     b_topics = set(b.topics)
     topics = [t for t in a.topics if t in b_topics]
     if len(systems) < 2:
@@ -91,5 +112,6 @@ def compare_versions(
     sig_a = pairwise_significance(pa, systems, test, correction, alpha, a.label, measure)
     sig_b = pairwise_significance(pb, systems, test, correction, alpha, b.label, measure)
     return VersionComparison(
-        a.label, b.label, measure, score_shifts(sa, sb, measure), corr, sig_a, sig_b, decision_agreement(sig_a, sig_b)
+        a.label, b.label, measure, score_shifts(sa, sb, measure), corr, sig_a, sig_b, decision_agreement(sig_a, sig_b),
+        meta_evaluation(pa.mean(axis=1), pb.mean(axis=1), top_k), alignment,
     )

@@ -369,3 +369,120 @@ def _f(x: Optional[float]) -> Optional[float]:
         return None
     x = float(x)
     return None if np.isnan(x) else x
+
+
+# ---------------------------------------------- meta-evaluation (the AutoJudge suite's figures)
+# Two leaderboards of the same systems (a = the reference, e.g. the official qrels; b = the judge's).
+# - top-k tau: Kendall's tau-b on the k systems the reference ranks best (ties at the k-th place
+#   broken by system order): do the two agree where a leaderboard is read?
+# - tau_AP,b (Urbano & Marrero 2017, "The Treatment of Ties in AP Correlation"): tau_AP for rankings
+#   with ties, the agreement form, symmetric. For one direction, read Y with its ties: each system i
+#   outside Y's top tie group has p_i systems strictly above it in Y, of which C_i are strictly above
+#   it in X too; tau*(X|Y) = 2/n' * sum_i C_i/p_i - 1 over those n' systems; tau_AP,b is the mean
+#   of tau*(X|Y) and tau*(Y|X). Without ties it is the mean of tau_AP both ways.
+# - Pearson's r on the scores themselves (a judge can rank right and score wrong).
+# - Bland-Altman: the mean difference b - a of a system's scores (bias: > 0 means b is more
+#   lenient) and the 95% limits of agreement, bias -/+ 1.96 standard deviations of the differences.
+TOP_K = 10
+ON_MISSING = ("error", "drop", "worst")
+
+
+def kendall_tau_top(reference: Sequence[float], other: Sequence[float], k: int = TOP_K) -> float:
+    """Kendall's tau-b restricted to the ``k`` systems ``reference`` ranks best."""
+    ref = np.asarray(reference, float)
+    top = np.argsort(-ref, kind="stable")[:k]
+    return kendall_tau(ref[top], np.asarray(other, float)[top])
+
+
+def _tau_ap_b_one_way(x: np.ndarray, y: np.ndarray) -> float:
+    """tau*(X|Y): systems read in Y's order, ties in Y kept as tie groups."""
+    above_y = y[None, :] > y[:, None]  # [i, j]: j strictly above i in Y
+    above_x = x[None, :] > x[:, None]
+    p = above_y.sum(axis=1)
+    c = (above_y & above_x).sum(axis=1)
+    keep = p > 0
+    if not keep.any():
+        return float("nan")
+    return float(2.0 / keep.sum() * (c[keep] / p[keep]).sum() - 1.0)
+
+
+def tau_ap_ties(a: Sequence[float], b: Sequence[float]) -> float:
+    """tau_AP,b of two score vectors (see above): symmetric, ties allowed in either."""
+    x, y = np.asarray(a, float), np.asarray(b, float)
+    if len(x) < 2:
+        return float("nan")
+    return (_tau_ap_b_one_way(x, y) + _tau_ap_b_one_way(y, x)) / 2
+
+
+def pearson_r(a: Sequence[float], b: Sequence[float]) -> float:
+    from scipy.stats import pearsonr
+
+    x, y = np.asarray(a, float), np.asarray(b, float)
+    if len(x) < 2 or x.std() == 0 or y.std() == 0:
+        return float("nan")
+    return float(pearsonr(x, y).statistic)
+
+
+@dataclass(frozen=True)
+class BlandAltman:
+    """Bias of ``b`` against ``a`` (mean of b - a) and the 95% limits of agreement."""
+
+    bias: float
+    sd: float
+    low: float
+    high: float
+
+
+def bland_altman(a: Sequence[float], b: Sequence[float], z: float = 1.96) -> BlandAltman:
+    d = np.asarray(b, float) - np.asarray(a, float)
+    if len(d) == 0:
+        return BlandAltman(*(float("nan"),) * 4)
+    bias = float(d.mean())
+    sd = float(d.std(ddof=1)) if len(d) > 1 else float("nan")
+    return BlandAltman(bias, sd, bias - z * sd, bias + z * sd)
+
+
+def meta_evaluation(a: Sequence[float], b: Sequence[float], k: int = TOP_K) -> dict:
+    """The figures above for two leaderboards (scores of the same systems, same order), as the
+    ``--json`` keys ``kendall_tau_top{k}``, ``tau_ap_ties``, ``pearson_r``, ``bland_altman_*``."""
+    ba = bland_altman(a, b)
+    return {
+        f"kendall_tau_top{k}": _f(kendall_tau_top(a, b, k)),
+        "tau_ap_ties": _f(tau_ap_ties(a, b)),
+        "pearson_r": _f(pearson_r(a, b)),
+        "bland_altman_bias": _f(ba.bias),
+        "bland_altman_sd": _f(ba.sd),
+        "bland_altman_loa": [_f(ba.low), _f(ba.high)],
+    }
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """The systems two leaderboards are compared on, under an ``--on-missing`` policy."""
+
+    systems: tuple[str, ...]
+    dropped: tuple[str, ...]  # present in only one leaderboard and left out (drop)
+    worst: tuple[str, ...]  # present in only one and scored at the bottom of the other (worst)
+    policy: str
+
+    def to_dict(self) -> dict:
+        return {"on_missing": self.policy, "missing_dropped": list(self.dropped), "missing_worst": list(self.worst)}
+
+
+def align(systems: Sequence[str], absent_a: Sequence[str], absent_b: Sequence[str], policy: str,
+          labels: tuple[str, str] = ("a", "b")) -> Alignment:
+    """Which of ``systems`` to compare when some are absent from leaderboard a or b.
+
+    ``error``: a user error naming them; ``drop``: compare the others; ``worst``: keep them, scored as
+    a run that retrieved nothing (0 on every topic: at or below every present system)."""
+    if policy not in ON_MISSING:
+        raise UsageError(f"--on-missing {policy!r}: choose from {', '.join(ON_MISSING)}")
+    gone = set(absent_a) | set(absent_b)
+    missing = [s for s in systems if s in gone]
+    if missing and policy == "error":
+        where = "; ".join(f"absent from {lab}: {', '.join(s for s in missing if s in set(ab))}"
+                          for lab, ab in zip(labels, (absent_a, absent_b)) if set(ab) & set(missing))
+        raise UsageError(f"runs present in only one leaderboard ({where}); pass --on-missing drop or worst")
+    if policy == "drop":
+        return Alignment(tuple(s for s in systems if s not in gone), tuple(missing), (), policy)
+    return Alignment(tuple(systems), (), tuple(missing), policy)

@@ -35,7 +35,7 @@ Also here, the rest of the shelf-life analyses:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
@@ -83,9 +83,10 @@ class RankAgreement:
     rbo_min: float = math.nan
     rbo_res: float = math.nan
     differences: tuple[SystemDifference, ...] = ()
+    meta: dict = field(default_factory=dict, hash=False)  # correlation.meta_evaluation vs the primary
 
     def to_dict(self) -> dict:
-        return {
+        return {**self.meta,
             "name": self.name, "kendall_tau": _f(self.kendall_tau), "tau_ap": _f(self.tau_ap),
             "spearman_rho": _f(self.spearman_rho), "rbo": _f(self.rbo), "rbo_min": _f(self.rbo_min),
             "rbo_res": _f(self.rbo_res), "changed_pairs": self.changed_pairs,
@@ -285,13 +286,13 @@ def _aggregation(how, labels, prim, prepared, spec, threshold, base, rbo_p) -> R
 def _agreement(name: str, ref: np.ndarray, other: np.ndarray, systems: Sequence[str], p: float,
                changed: int = 0) -> RankAgreement:
     """``ref`` and ``other``: ``[system, topic]`` scores under the primary and the alternative."""
-    from qrelkit.evaluate.correlation import kendall_tau, spearman_rho
+    from qrelkit.evaluate.correlation import kendall_tau, meta_evaluation, spearman_rho
 
     a, b = ref.mean(axis=1), other.mean(axis=1)
     bounds = rbo_bounds(ranking(a, systems), ranking(b, systems), p)
     return RankAgreement(
         name, kendall_tau(a, b), float(tau_ap_batch(a[None], b[None])[0]), spearman_rho(a, b), bounds.ext, changed,
-        bounds.min, bounds.res, system_differences(ref, other, systems),
+        bounds.min, bounds.res, system_differences(ref, other, systems), meta_evaluation(a, b),
     )
 
 

@@ -70,7 +70,7 @@ def register(cls: type[Judge]) -> type[Judge]:
 
 def _load() -> None:
     # importing the modules registers them (idempotent; cheap after the first time)
-    from qrelkit.judges import confidence, debate, icl, learned, likelihood, narrative, prefilter, zeroshot  # noqa: F401
+    from qrelkit.judges import confidence, debate, icl, learned, likelihood, narrative, prefilter, vote, zeroshot  # noqa: F401, I001
 
 
 def build(spec: JudgeSpec | str, defer_adjudication: bool = False) -> Judge:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 from qrelkit import prompts
-from qrelkit.judges import Param, choice, integer, register
+from qrelkit.judges import Param, choice, integer, register, sampling
 from qrelkit.judges.base import (
     JudgeInput,
     LearningJudge,
@@ -183,6 +183,7 @@ class ICL(LearningJudge):
                                 "token budget of each example; doc: the document budget"),
         "output": Param(JSON, choice(*OUTPUTS), 'json: reason and decision; label: "Relevant"/"Not Relevant"',
                         omit_default=True),
+        **sampling.PARAMS,
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
     def __init__(self, spec: Any):
@@ -191,6 +192,7 @@ class ICL(LearningJudge):
         tokens = self.doc_tokens if spec["example_tokens"] == DOC else spec["example_tokens"]
         self.pool = ExamplePool(spec["k"], spec["select"], spec["seed"], tokens, spec["per"])
         self.output: str = spec["output"]
+        self.sampling = sampling.Sampling.of(spec)
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("icl", f"task_{task_name}")
@@ -202,6 +204,9 @@ class ICL(LearningJudge):
         chosen = self.pool.pick(inp)
         text, prov = self.pool.block(inp, chosen)
         versions = template_versions(*self.templates_for(inp.task.name))
-        return await judge_with(
-            inp, client, "icl", self.doc_tokens, versions, {"examples": prov}, output=self.output, examples=text
+        return await self.sampling.run(
+            lambda temperature, sample: judge_with(inp, client, "icl", self.doc_tokens, versions, {"examples": prov},
+                                                   output=self.output, temperature=temperature, sample=sample,
+                                                   examples=text),
+            inp.task,
         )

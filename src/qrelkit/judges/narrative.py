@@ -72,7 +72,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from qrelkit import prompts
 from qrelkit.errors import UsageError
-from qrelkit.judges import Param, choice, integer, register
+from qrelkit.judges import Param, choice, integer, register, sampling
 from qrelkit.judges.base import (
     JudgeInput,
     LearningJudge,
@@ -339,6 +339,7 @@ class Narrative(LearningJudge):
                                 "token budget of each example (icl) and, with docs=N, of each document read"),
         "output": Param(JSON, choice(*OUTPUTS), 'json: reason and decision; label: "Relevant"/"Not Relevant"',
                         omit_default=True),
+        **sampling.PARAMS,
     }
     requires = frozenset({CHAT, JSON_SCHEMA})  # the assessor's; the instructor only needs CHAT
 
@@ -347,6 +348,7 @@ class Narrative(LearningJudge):
         self.doc_tokens: int = spec["doc_tokens"]
         self.k: int = spec["icl"]
         self.output: str = spec["output"]
+        self.sampling = sampling.Sampling.of(spec)
         if spec["docs"] != EVERY and spec["budget"] != AUTO:
             raise UsageError(f"method spec {self.spec!r}: budget applies to docs=all, not docs={spec['docs']}")
         reading = Reading(spec["docs"], spec["example_tokens"], spec["seed"], spec["budget"], self.doc_tokens)
@@ -374,16 +376,12 @@ class Narrative(LearningJudge):
         examples = ""
         if self.pool is not None:
             examples, extra["examples"] = self.pool.block(inp, self.pool.pick(inp))
-        return await judge_with(
-            inp,
-            client,
-            "narrative_judge",
-            self.doc_tokens,
-            versions,
-            extra,
-            output=self.output,
-            guide=guide.render(),
-            examples=examples,
+        return await self.sampling.run(
+            lambda temperature, sample: judge_with(
+                inp, client, "narrative_judge", self.doc_tokens, versions, extra, output=self.output,
+                temperature=temperature, sample=sample, guide=guide.render(), examples=examples,
+            ),
+            inp.task,
         )
 
 

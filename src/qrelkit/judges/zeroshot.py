@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from qrelkit import prompts
-from qrelkit.judges import Param, choice, integer, register
+from qrelkit.judges import Param, choice, integer, register, sampling
 from qrelkit.judges import output as output_mod
 from qrelkit.judges.base import (
     AUTO,
@@ -66,6 +66,7 @@ class ZeroShot(Judge):
                            legacy=TOPIC, absent=TOPIC),
         "output": Param(output_mod.JSON, choice(*output_mod.OUTPUTS),
                         'json: reason and decision; label: exactly "Relevant" or "Not Relevant"', omit_default=True),
+        **sampling.PARAMS,
     }
     requires = frozenset({CHAT, JSON_SCHEMA})
     STORED_FORM = frozenset({"doc_tokens"})  # what ids stored before `narrative` existed wrote out
@@ -75,15 +76,20 @@ class ZeroShot(Judge):
         self.doc_tokens = spec["doc_tokens"]
         self.narrative = spec["narrative"] == TOPIC
         self.output = spec["output"]
+        self.sampling = sampling.Sampling.of(spec)
 
     def templates_for(self, task_name: str) -> tuple[str, ...]:
         return ("zeroshot", f"task_{task_name}")
 
     async def __call__(self, inp: JudgeInput, client: Client) -> Verdict:
         versions = template_versions(*self.templates_for(inp.task.name))
-        return await judge_with(inp, client, "zeroshot", self.doc_tokens, versions,
-                                {} if self.narrative else QUERY_ONLY, narrative=self.narrative,
-                                output=self.output)
+        extra = {} if self.narrative else QUERY_ONLY
+        return await self.sampling.run(
+            lambda temperature, sample: judge_with(inp, client, "zeroshot", self.doc_tokens, versions, extra,
+                                                   narrative=self.narrative, output=self.output,
+                                                   temperature=temperature, sample=sample),
+            inp.task,
+        )
 
 
 async def judge_with(
@@ -95,11 +101,15 @@ async def judge_with(
     extra_prov: dict,
     narrative: bool = True,
     output: str = output_mod.JSON,
+    temperature: float = 0.0,
+    sample: int = 0,
     **sections: str,
 ) -> Verdict:
     """The one structured-answer call of zero-shot, icl and narrative: they differ only in the
     template and its extra sections, so parsing, errors and provenance stay the same.
-    ``output=label`` asks for "Relevant"/"Not Relevant" instead (:mod:`qrelkit.judges.output`)."""
+    ``output=label`` asks for "Relevant"/"Not Relevant" instead (:mod:`qrelkit.judges.output`).
+    ``sample`` > 0 numbers one of several samples: it joins the cache key, or every sample would
+    replay the first one's cached answer."""
     meter = Meter()
     block, tr = prompts.document_block(inp.text, doc_tokens)
     task_t = inp.task.template()
@@ -119,7 +129,8 @@ async def judge_with(
             messages,
             schema=output_mod.SCHEMA if label else inp.task.decision_schema(REASON),
             max_tokens=output_mod.MAX_TOKENS if label else MAX_TOKENS,
-            version="|".join(versions.values()),
+            temperature=temperature,
+            version="|".join(versions.values()) + (f"|sample={sample}" if sample else ""),
         )
     )
     return _label_verdict(inp, c, meter, prov) if label else _json_verdict(inp, c, meter, prov)

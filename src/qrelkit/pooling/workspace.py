@@ -13,18 +13,21 @@ refused without them. On a real collection MTF runs in rounds of judging
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qrelkit.errors import UsageError
 from qrelkit.pooling.build import oracle, strategy_pool
 from qrelkit.pooling.spec import PoolSpec
 from qrelkit.types import Qrel
 
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
-def pool_by_strategy(store: Any, paths: list[str], spec: PoolSpec, allocation: Any) -> dict:
+
+def pool_by_strategy(store: Store, paths: list[str], spec: PoolSpec, allocation: Any) -> dict:
     """Pool the workspace's runs by ``spec`` into its cases; the counts `qrelkit pool` prints."""
     from qrelkit.data import read_runs
-    from qrelkit.evaluate.threshold import resolve_threshold
+    from qrelkit.relevance import resolve_threshold
     from qrelkit.workspace import _pool_counts, _pool_inputs
 
     reference = store.qrels()

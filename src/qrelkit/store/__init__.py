@@ -18,6 +18,7 @@ from qrelkit.store.annotators import Annotator, AnnotatorStore, SessionRow
 from qrelkit.store.collection import CollectionStore, Counts, RunRecord
 from qrelkit.store.commands import CommandRun, CommandStore
 from qrelkit.store.core import StoreCore
+from qrelkit.store.imports import ImportStore
 from qrelkit.store.judgments import JudgmentStore, MethodCount
 from qrelkit.store.llm_calls import LLMCallStore
 from qrelkit.store.narratives import NarrativeStore
@@ -53,6 +54,7 @@ class Store(
     TaskStore,
     VoteStore,
     RagStore,
+    ImportStore,
     StoreCore,
 ):
     """A handle on one workspace's database: open one per process (``Store.open``/``Store.create``).

@@ -147,7 +147,8 @@ class JudgmentStore:
     # ---- which judges ran ----------------------------------------------------
     def latest_llm_method(self) -> Optional[tuple[str, str]]:
         """The (method, model) of the most recently written judge (not people's) judgment."""
-        rows = self.query("SELECT method, model FROM judgments WHERE source != 'human' ORDER BY updated_at DESC LIMIT 1")
+        rows = self.query("SELECT method, model FROM judgments WHERE source NOT IN ('human', 'imported') "
+                          "ORDER BY updated_at DESC LIMIT 1")
         return (rows[0][0], rows[0][1]) if rows else None
 
     def models_of(self, method: str) -> list[str]:
@@ -188,7 +189,7 @@ class JudgmentStore:
         return self.scalar(
             "SELECT COUNT(*) FROM cases c WHERE judged=0 AND share='llm' "
             "AND EXISTS (SELECT 1 FROM docs d WHERE d.docid = c.docid) AND NOT EXISTS ("
-            "SELECT 1 FROM judgments j WHERE j.qid=c.qid AND j.docid=c.docid AND j.source!='human' "
+            "SELECT 1 FROM judgments j WHERE j.qid=c.qid AND j.docid=c.docid AND j.source NOT IN ('human', 'imported') "
             "AND j.status != 'error')"
         )
 
