@@ -267,13 +267,14 @@ def _continued(store: "Store", kind: str, stored: dict, given: dict[str, Any]) -
     from qrelkit.engines import parse_engine
 
     before = stored.get("given") or {}
+    kind = stored.get("kind", kind)
     model = given.get("model") or stored.get("model") or "local"  # same id; the URL may have moved
     budget = stored.get("budget")
-    return Job(kind=stored.get("kind", kind), spec=parse_spec(stored["method"]), model=model,
+    human_depth = 0 if kind == "fill" else before.get("human_depth")  # fill: no people's share, ever
+    return Job(kind=kind, spec=parse_spec(stored["method"]), model=model,
                task=before.get("task") or "auto", budget=parse_budget(budget),
                threshold=parse_threshold(before.get("threshold")), depth=before.get("depth") or 10,
-               pool=before.get("pool"),
-               human_depth=before.get("human_depth"), people=before.get("people"),
+               pool=before.get("pool"), human_depth=human_depth, people=before.get("people"),
                auto=bool(given.get("auto", stored.get("auto"))),
                limit=given.get("limit", stored.get("limit")),
                concurrency=given.get("concurrency") or stored.get("concurrency") or 8,

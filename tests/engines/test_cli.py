@@ -16,6 +16,7 @@ from judges.test_cli import final, make_ws, qrelkit, server  # noqa: F401  (serv
 
 from qrelkit.errors import InputError
 from qrelkit.plan import load_plan
+from qrelkit.store import Store
 
 RAY = ["--engine", "ray", "--ray-actors", "2", "--ray-cpus", "0.5"]
 
@@ -113,7 +114,7 @@ def test_a_plan_names_its_engine(tmp_path, line, engine):
 def test_a_bad_engine_in_a_plan_names_the_file_and_line(tmp_path):
     plan = tmp_path / "plan.toml"
     plan.write_text('[judge]\nmodel = "local"\nengine = "ray(nodes=3)"\n')
-    with pytest.raises(InputError, match=r"plan.toml:3: engine spec .* has no parameter 'nodes'"):
+    with pytest.raises(InputError, match=r"plan.toml:3: \[judge\] engine spec .* has no parameter 'nodes'"):
         load_plan(plan)
 
 
@@ -124,8 +125,10 @@ def test_fill_and_build_read_the_engine_options(tmp_path, command):
     assert "engine spec 'ray(actors=0)': actors: 0 is out of range" in r.stderr
 
 
-def test_the_plans_engine_reaches_the_judging_job():
-    from qrelkit.jobs import _judging_job
+def test_the_plans_engine_reaches_the_judging_job(tmp_path):
+    from qrelkit.job import resolve_job
     from qrelkit.plan import Plan
 
-    assert _judging_job("fill", Plan().override(engine="ray(actors=3)"), False, True).engine == "ray(actors=3)"
+    with Store.create(tmp_path / "w") as store:
+        job = resolve_job(store, "fill", Plan().override(engine="ray(actors=3)"), {})
+    assert job.judging().engine_spec().actors == 3

@@ -98,6 +98,10 @@ class Vote(Judge):
         for m in self.members:
             m.check_client(client)
 
+    def open_clients(self, client: Client) -> None:
+        for m in self.members:
+            m.open_clients(client)
+
     def extra_usage(self) -> Any:
         total = Usage()
         for m in self.members:
