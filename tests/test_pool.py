@@ -9,18 +9,14 @@ import pytest
 from qrelkit.data import Run, load_qrels, read_runs
 from qrelkit.data.cases import read_cases, write_cases
 from qrelkit.errors import InputError, UsageError
-from qrelkit.pool import (
-    DEFAULT_DEPTH,
-    DEFAULT_HUMAN_DEPTH,
-    Pool,
+from qrelkit.evaluate.holes import (
     RunHoleRate,
     RunHoleSummary,
-    build_pool,
-    holes,
     holes_report,
     run_hole_rates,
     summarize_hole_rates,
 )
+from qrelkit.pool import DEFAULT_DEPTH, DEFAULT_HUMAN_DEPTH, Pool, build_pool, holes
 from qrelkit.types import Case, Qrel, RunEntry, Topic
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"

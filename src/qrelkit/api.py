@@ -77,7 +77,7 @@ def holes(runs: Any, qrels: QrelsLike, depth: int = 10, new_qrels: Optional[Qrel
           threshold: Union[str, int] = "auto") -> dict:
     """Pooled pairs, holes and per-run Judged@k / Unjudged@k, with ``new_qrels``
     also Hole@k (the `qrelkit holes --json` object)."""
-    from qrelkit.pool import holes_report
+    from qrelkit.evaluate.holes import holes_report
     from qrelkit.relevance import resolve_threshold
 
     pairs = _pairs(qrels)

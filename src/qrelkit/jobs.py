@@ -178,6 +178,14 @@ class RunSettings:
             self.stage(text)
 
 
+def _settings(options: dict, progress: Optional[Callable], stage: Optional[Callable[[str], None]]) -> RunSettings:
+    """The how-to-run keywords of fill/build (``auto``, ``report``, ``read_cache``, ``rejudge``,
+    ``wait``, ``rag``), taken out of ``options``; the rest are the job's options."""
+    names = [f.name for f in dataclasses.fields(RunSettings) if f.name not in ("progress", "stage")]
+    given = {k: options.pop(k) for k in names if k in options}
+    return RunSettings(**given, progress=progress, stage=stage)
+
+
 def _start(store: Store, kind: str, plan_arg: Any, options: dict, run: RunSettings) -> tuple[Job, dict]:
     """Load the inputs, resolve and store the job, pool: the first steps of both jobs (idempotent)."""
     from qrelkit.workspace import pool_workspace
@@ -258,11 +266,7 @@ def fill(
     workspace: Path | str,
     plan: "Plan | Path | str | None" = None,
     *,
-    auto: bool = False,
-    report: bool = True,
-    read_cache: bool = True,
     progress: Optional[Callable] = None,
-    rag: bool = False,
     stage: Optional[Callable[[str], None]] = None,
     **options,
 ) -> JobResult:
@@ -274,16 +278,16 @@ def fill(
 
     ``options`` are the option table's (:data:`qrelkit.options.OPTIONS`): topics, docs, qrels,
     runs, depth, method, model, task, budget, concurrency, prefilter, limit, threshold, engine,
-    and ``rejudge``/``wait``. The first call stores the job; later calls continue it
+    and how to run it: ``auto``, ``report``, ``read_cache``, ``rejudge``, ``wait``, ``rag``. The first
+    call stores the job; later calls continue it
     (:mod:`qrelkit.job`). The people's share is empty in this job (``human_depth`` 0): every hole
     goes to the judge, and people only see what the judge escalates.
     """
-    run = RunSettings(auto=auto, report=report, read_cache=read_cache, rejudge=bool(options.pop("rejudge", False)),
-                      wait=bool(options.pop("wait", False)), progress=progress, rag=rag, stage=stage)
+    run = _settings(options, progress, stage)
     ws = Path(workspace)
     with writer_lock(ws, "fill", wait=run.wait, on_wait=run.say), Store.create(ws) as store:
         job, pool = _start(store, "fill", plan, options, run)
-        rag_summary = _rag(store, job, run) if rag else {}
+        rag_summary = _rag(store, job, run) if run.rag else {}
         result = _judge_merge_report(store, ws, job, pool, run)
         return dataclasses.replace(result, rag=rag_summary) if rag_summary else result
 
@@ -299,9 +303,6 @@ def build(
     workspace: Path | str,
     plan: "Plan | Path | str | None" = None,
     *,
-    auto: bool = False,
-    report: bool = True,
-    read_cache: bool = True,
     progress: Optional[Callable] = None,
     stage: Optional[Callable[[str], None]] = None,
     **options,
@@ -313,8 +314,7 @@ def build(
     their labels are in, the rest of the pool is judged by ``method`` (default
     ``narrative``: relevance narratives induced from the people's labels).
     """
-    run = RunSettings(auto=auto, report=report, read_cache=read_cache, rejudge=bool(options.pop("rejudge", False)),
-                      wait=bool(options.pop("wait", False)), progress=progress, stage=stage)
+    run = _settings(options, progress, stage)
     ws = Path(workspace)
     with writer_lock(ws, "build", wait=run.wait, on_wait=run.say), Store.create(ws) as store:
         job, pool = _start(store, "build", plan, options, run)

@@ -15,6 +15,9 @@ sends everything to the LLM; a ``human_depth`` above ``depth`` sends
 everything to people. Other allocations of the people's share (a stratified
 sample) are strategies of :mod:`qrelkit.allocation`, passed as ``people``.
 
+The per-run rates (Judged@k, Unjudged@k, Hole@k) are :mod:`qrelkit.evaluate.holes`'; how they are
+counted:
+
 Judged rates follow ir_measures' ``Judged@k`` (installed version 0.4.x): the
 fraction of a run's top-k for a topic that has a label, where a topic with
 fewer than k retrieved documents is divided by the number retrieved, not by
@@ -33,7 +36,6 @@ mean, so for runs that skip labelled topics its Judged@k is lower.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -154,101 +156,3 @@ def holes(pool: Pool | Iterable[Case]) -> tuple[Case, ...]:
     """The pooled pairs without a label, in pool order."""
     cases = pool.cases if isinstance(pool, Pool) else pool
     return tuple(c for c in cases if not c.judged)
-
-
-@dataclass(frozen=True)
-class RunHoleRate:
-    """Judged@k and Unjudged@k of one run on one topic (see the module doc for the denominator)."""
-
-    run: str
-    qid: str
-    judged_at_k: float
-    unjudged_at_k: float
-    depth: int = DEFAULT_DEPTH
-    retrieved: int = 0  # documents in the run's top-k for this topic (<= depth)
-
-
-@dataclass(frozen=True)
-class RunHoleSummary:
-    """A run's mean Judged@k and Unjudged@k over the topics it was evaluated on;
-    ``judged``/``unjudged`` are None when no topic could be evaluated."""
-
-    run: str
-    judged: float | None
-    unjudged: float | None
-    topics: int
-
-
-def run_hole_rates(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_DEPTH) -> list[RunHoleRate]:
-    """Per run (in the given order) and topic (sorted), the judged and unjudged
-    fractions of the top ``depth``; topics without labels are skipped."""
-    _check_depths(depth, None)
-    pairs = as_pairs(qrels)  # once: qrels may be a one-shot iterator of Qrel values
-    labelled = _qrels_qids(qrels if isinstance(qrels, QrelsFile) else pairs)
-    out = []
-    for run in runs:
-        for qid in sorted(run.by_topic):
-            if qid not in labelled:
-                continue
-            top = run.by_topic[qid][:depth]
-            if not top:
-                continue
-            judged = sum(1 for e in top if (qid, e.docid) in pairs)
-            n = len(top)
-            out.append(RunHoleRate(run=run.name, qid=qid, judged_at_k=judged / n,
-                                   unjudged_at_k=(n - judged) / n, depth=depth, retrieved=n))
-    return out
-
-
-def summarize_hole_rates(rates: Iterable[RunHoleRate], runs: Sequence[Run | str] | None = None
-                         ) -> list[RunHoleSummary]:
-    """Mean rates per run. Runs appear in first-seen order, or in the order of
-    ``runs`` when given, which also lists runs that had no evaluable topic."""
-    grouped: dict[str, list[RunHoleRate]] = {}
-    if runs is not None:
-        for r in runs:
-            grouped.setdefault(r if isinstance(r, str) else r.name, [])
-    for rate in rates:
-        grouped.setdefault(rate.run, []).append(rate)
-    out = []
-    for name, items in grouped.items():
-        if not items:
-            out.append(RunHoleSummary(run=name, judged=None, unjudged=None, topics=0))
-            continue
-        n = len(items)
-        out.append(RunHoleSummary(
-            run=name,
-            judged=math.fsum(r.judged_at_k for r in items) / n,
-            unjudged=math.fsum(r.unjudged_at_k for r in items) / n,
-            topics=n,
-        ))
-    return out
-
-
-def holes_report(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_DEPTH,
-                 new_qrels: QrelsLike | None = None, threshold: int = 2) -> dict[str, Any]:
-    """The JSON object behind ``qrelkit holes``: pool size and unlabelled pooled
-    pairs (``holes``) over the qrels' topics, and each run's mean Judged@k /
-    Unjudged@k; with ``new_qrels`` also BRIDGE's Hole@k (detected holes ÷ k,
-    relevant = grade >= ``threshold``). ``topics`` counts the labelled topics
-    that some run retrieved for (the topics of that pool)."""
-    pairs = as_pairs(qrels)  # once: qrels may be a one-shot iterator of Qrel values
-    labelled = _qrels_qids(qrels if isinstance(qrels, QrelsFile) else pairs)
-    pool = build_pool(runs, depth=depth, qrels=pairs, topics=labelled)
-    summary = summarize_hole_rates(run_hole_rates(runs, pairs, depth), runs)
-    out: dict[str, Any] = {
-        "depth": depth,
-        "pooled": len(pool.cases),
-        "holes": len(holes(pool)),
-        "runs": {s.run: {f"Judged@{depth}": s.judged, f"Unjudged@{depth}": s.unjudged} for s in summary},
-        "topics": len(pool.qids),
-    }
-    if new_qrels is None:
-        out["note"] = (f"Hole@{depth} (detected holes: unlabelled pairs that new labels find relevant) "
-                       "needs new qrels: pass --new-qrels QRELS or a workspace with judged holes")
-        return out
-    from qrelkit.evaluate.saturation import hole_rates
-
-    for h in hole_rates(runs, pairs, as_pairs(new_qrels), depth, threshold):
-        out["runs"].setdefault(h.run, {}).update({f"Hole@{depth}": h.hole_rate, "detected_holes": h.holes})
-    return out

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from qrelkit.errors import UsageError
-from qrelkit.evaluate.saturation import hole_at_k, hole_rates, pool_growth, pool_scores, top_k
+from qrelkit.evaluate.holes import hole_at_k, hole_rates
+from qrelkit.evaluate.saturation import pool_growth, pool_scores, top_k
 from qrelkit.evaluate.systems import evaluate_runs
 from qrelkit.types import Qrel
 

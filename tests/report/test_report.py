@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from qrelkit.cli import app
 from qrelkit.evaluate.agreement import compare_labels
 from qrelkit.evaluate.compare import compare_versions
-from qrelkit.evaluate.saturation import hole_rates, pool_growth
+from qrelkit.evaluate.holes import hole_rates
+from qrelkit.evaluate.saturation import pool_growth
 from qrelkit.evaluate.systems import evaluate_runs, evaluate_versions
 from qrelkit.merge import merge
 from qrelkit.report import ReportInputs, write_report
@@ -123,7 +124,8 @@ def test_workspace_report_through_the_cli(workspace, tmp_path):
     agreement = data["agreement"]["results"][0]
     assert agreement["escalation_ratio"] == pytest.approx(len(esc) / sum(1 for j in judgments if j.source != "human"))
     assert "&lt;script&gt;" in html  # the narrative is escaped
-    assert data["plan"]["job"] == "fill" and data["plan"]["settings"]["depth"] == 7
+    assert data["plan"]["job"]["kind"] == "fill"
+    assert data["plan"]["settings"]["depth"] == 7
     assert data["qrelkit_version"] and 'id="plan-table"' in html
 
 

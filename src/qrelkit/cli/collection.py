@@ -141,7 +141,7 @@ def holes(
     as_json: bool = JsonOpt,
 ) -> None:
     """Per-run Judged@k and Unjudged@k, the unlabelled pooled pairs, and with new labels Hole@k."""
-    from qrelkit.pool import holes_report
+    from qrelkit.evaluate.holes import holes_report
     from qrelkit.relevance import resolve_threshold
 
     if workspace is None and (not runs or qrels is None):

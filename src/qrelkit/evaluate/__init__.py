@@ -21,10 +21,11 @@ from qrelkit.evaluate.correlation import (
     spearman_rho,
     tau_ap,
 )
+from qrelkit.evaluate.holes import SystemHoles, hole_at_k, hole_rates
 from qrelkit.evaluate.judge_agreement import JudgeAgreement, judgments_agreement
 from qrelkit.evaluate.leaveout import GroupDrop, LeaveOut, dropped_pairs, group_of, leave_out
 from qrelkit.evaluate.ragalign import GenerationLabel, rag_align, read_generation
-from qrelkit.evaluate.saturation import PoolGrowth, SystemHoles, hole_at_k, hole_rates, pool_growth
+from qrelkit.evaluate.saturation import PoolGrowth, pool_growth
 from qrelkit.evaluate.significance import decision_agreement, pairwise_significance
 from qrelkit.evaluate.stability import Stability, assessors_as_rankers, stability
 from qrelkit.evaluate.systems import (

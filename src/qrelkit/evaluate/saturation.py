@@ -52,56 +52,6 @@ Pair = tuple[str, str]
 DEFAULT_GROWTH_MEASURE = "Hit@10"
 
 
-# --------------------------------------------------------------------- holes
-@dataclass(frozen=True)
-class SystemHoles:
-    """One run's top-k against the original and the new qrels (see module doc)."""
-
-    run: str
-    depth: int
-    unjudged_rate: float  # Unjudged@k: share of the top-k without an original label
-    holes: int  # detected holes in the top-k, summed over topics
-    hole_rate: Optional[float]  # Hole@k (BRIDGE): detected holes / k; None without new qrels
-    judged_after: float  # Judged@k under the original + new qrels
-    topics: int = 0  # topics averaged over
-
-
-def hole_rates(
-    runs: Sequence[Any], original: Any, new: Any = None, depth: int = 10, threshold: int = 2
-) -> tuple[SystemHoles, ...]:
-    """Unjudged@k per run against ``original`` (:func:`qrelkit.pool.run_hole_rates`,
-    the one definition); with ``new`` also Hole@k."""
-    from qrelkit.pool import run_hole_rates, summarize_hole_rates
-
-    orig = as_pairs(original)
-    newp = as_pairs(new) if new is not None else {}
-    unjudged = {s.run: s for s in summarize_hole_rates(run_hole_rates(runs, orig, depth), runs)}
-    topics = sorted({q for q, _ in orig})
-    out = []
-    for run in runs:
-        hole, judged_after = [], []
-        count = 0
-        for q in topics:
-            top = run.by_topic.get(q, ())[:depth]
-            if not top:
-                continue
-            found = [e for e in top if (q, e.docid) not in orig and newp.get((q, e.docid), -1) >= threshold]
-            hole.append(len(found) / depth)
-            judged_after.append(sum(1 for e in top if (q, e.docid) in orig or (q, e.docid) in newp) / len(top))
-            count += len(found)
-        u = unjudged[run.name]
-        out.append(SystemHoles(
-            run.name, depth, u.unjudged if u.unjudged is not None else 0.0, count,
-            _mean(hole) if new is not None else None, _mean(judged_after), u.topics,
-        ))
-    return tuple(out)
-
-
-def hole_at_k(runs: Sequence[Any], original: Any, new: Any, depth: int = 10, threshold: int = 2) -> dict[str, float]:
-    """Hole@k per run name (see module doc), for the ``holes`` command."""
-    return {h.run: h.hole_rate for h in hole_rates(runs, original, new, depth, threshold)}
-
-
 def _mean(x: list) -> float:
     return float(np.mean(x)) if x else 0.0
 

@@ -425,7 +425,8 @@ def report_from_store(
     growth = None
     circ: tuple = ()
     if runs:
-        from qrelkit.evaluate.saturation import hole_rates, pool_growth
+        from qrelkit.evaluate.holes import hole_rates
+        from qrelkit.evaluate.saturation import pool_growth
         from qrelkit.evaluate.systems import DEFAULT_MEASURES, evaluate_stream
 
         measures = list(DEFAULT_MEASURES) + ([measure] if measure not in DEFAULT_MEASURES else [])
