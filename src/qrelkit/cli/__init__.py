@@ -35,8 +35,8 @@ def expand_variadic(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app, turning user errors into one line and exit 2."""
-    from qrelkit.errors import QrelkitError
+    """Entry point: run the app, turning user errors into one line and exit 2 (3: an unusable model)."""
+    from qrelkit.errors import ModelUnavailable, QrelkitError
 
     args = expand_variadic(list(sys.argv[1:] if argv is None else argv))
     try:
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
         from rich.text import Text
 
         console.print(Text("error: ", style="bold red") + Text(str(e)), highlight=False, soft_wrap=True)
-        sys.exit(2)
+        sys.exit(3 if isinstance(e, ModelUnavailable) else 2)  # 3: a model or server that cannot be used
     except KeyboardInterrupt:
         console.print("interrupted; finished work is saved in the workspace")
         sys.exit(130)

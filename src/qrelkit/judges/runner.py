@@ -61,6 +61,7 @@ from qrelkit.judges.labels import (
 from qrelkit.judges.preparation import check_client, prepare
 from qrelkit.judges.selection import SHARES, open_selection, resolve_task, select_cases
 from qrelkit.judges.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
+from qrelkit.llm.availability import case_calls
 from qrelkit.types import Case, Usage
 
 Pair = tuple[str, str]
@@ -152,7 +153,10 @@ async def _judge_each(judge: Judge, cases: Iterable[Case], client: Any, concurre
     async def worker() -> None:
         for case in it:  # next() runs between awaits, so no two workers take one case
             inp = make_input(case)
-            record(case, inp if isinstance(inp, Verdict) else await judge(inp, client))
+            with case_calls() as calls:
+                v = inp if isinstance(inp, Verdict) else await judge(inp, client)
+            if not (v.status == ERROR and calls.unanswered):  # a server that did not answer: the next
+                record(case, v)                                # run retries the case; people never see it
 
     workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, record.total)))]
     try:
