@@ -212,9 +212,9 @@ def export(
 
             model = canonical_model_id(model)
         if method is not None:
-            from qrelkit.judges import parse_spec
+            from qrelkit.judges.spec import method_filter
 
-            method = parse_spec(method).canonical
+            method = method_filter(method, store.models_of)
         with writing(out):
             payload = export_merged(store, out, method=method, model=model)
     _emit(payload, as_json, "export")
