@@ -112,9 +112,14 @@ def test_a_server_that_dies_mid_run_stops_the_job_with_exit_3(died_mid_run):
     assert r.returncode == 3, r.stderr
 
 
-def test_the_stop_says_the_server_stopped_answering_and_how_to_continue(died_mid_run):
+def test_the_stop_says_the_server_stopped_answering(died_mid_run):
     _, _, _, r = died_mid_run
-    assert "calls in a row got no answer" in r.stderr and "run the same command to continue" in r.stderr
+    assert "calls in a row got no answer" in r.stderr
+
+
+def test_the_stop_says_how_to_continue(died_mid_run):
+    _, _, _, r = died_mid_run
+    assert "run the same command to continue" in r.stderr
 
 
 def test_a_dead_server_leaves_no_error_verdicts(died_mid_run):
@@ -135,3 +140,16 @@ def test_the_same_command_with_the_server_back_finishes_with_no_errors(died_mid_
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["errors"] == 0
     assert len(judged(ws)) == 40
+
+
+def test_fill_where_nothing_listens_exits_3_and_leaves_nothing_for_people(tmp_path):
+    from test_fill_people import _collection
+
+    ws = tmp_path / "ws"
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    r = subprocess.run([sys.executable, "-m", "qrelkit", "fill", "-w", str(ws), *map(str, _collection(tmp_path / "c")),
+                        "--method", "debate(rounds=2)", "--model", f"openai:fake@{url}", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stderr
+    assert f"nothing answers at {url}" in r.stderr
+    assert qrelkit("escalations", "-w", str(ws), "--json").stdout.count('"status"') == 0
