@@ -91,3 +91,17 @@ def test_a_turn_keeps_its_real_quotes_and_drops_the_placeholder():
                       {"quote": "the Moon", "found": True}]}]}]})
     (round1,) = parse_history(prov)
     assert [q.text for q in round1.agents[0].evidence] == ["the Moon"]
+
+
+@pytest.mark.parametrize("stance, label, grade, started, says", [
+    ("relevant", 0, 1, "relevant", "not relevant (grade 1)"),
+    ("not_relevant", 1, 3, "not relevant", "relevant (grade 3)"),
+    ("relevant", 1, None, "relevant", "relevant"),
+    ("not_relevant", None, 2, "not relevant", "grade 2"),  # no label: the page does not guess one
+    ("", None, None, "", "undecided"),
+])
+def test_a_turn_names_its_starting_stance_and_its_decision(stance, label, grade, started, says):
+    from qrelkit.annotate.content import AgentTurn
+
+    turn = AgentTurn(stance, label, grade, "", ())
+    assert (turn.started, turn.says) == (started, says)

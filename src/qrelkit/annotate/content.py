@@ -73,11 +73,11 @@ class AgentTurn:
 
     @property
     def says(self) -> str:
-        """What the agent decides in this turn: "not relevant (grade 1)"."""
-        word = {1: "relevant", 0: "not relevant"}.get(self.label, "undecided") if self.label is not None else None
-        if word is None and self.grade is not None:
-            word = "relevant" if self.grade >= 2 else "not relevant"
-        word = word or "undecided"
+        """What the agent decides in this turn: "not relevant (grade 1)" (a grade alone: "grade 1",
+        as the relevance threshold is the project's, not the page's)."""
+        word = {1: "relevant", 0: "not relevant"}.get(self.label) if self.label is not None else None
+        if word is None:
+            return f"grade {self.grade}" if self.grade is not None else "undecided"
         return f"{word} (grade {self.grade})" if self.grade is not None else word
 
 
