@@ -9,6 +9,10 @@ so the client under test talks real HTTP:
 
 Every request appends the answering module's log line to FILE, so a test can count how often the
 same call reached the server. :func:`serve` starts one from a test and stops it afterwards.
+
+How a real server misbehaves, on request: ``--api-key K`` answers 401 to any other key (as vLLM's
+``--api-key`` does), ``--strict-model`` answers 404 to a model other than ``fake`` (as vLLM and
+OpenAI do), ``--die-after N`` ends the process after N chat completions (a server that dies mid-run).
 """
 
 from __future__ import annotations
@@ -16,16 +20,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import os
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
 from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 
 HERE = Path(__file__).resolve().parent
 PROMPT_TOKENS, COMPLETION_TOKENS = 100, 20  # what every reply says it cost
@@ -46,16 +53,33 @@ def completion(model: str, text: str) -> dict:
     }
 
 
-def create_app(answer: Answer, delay: float, log: str) -> FastAPI:
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": "invalid_request_error"}}, status_code=status)
+
+
+def create_app(answer: Answer, delay: float, log: str, api_key: str | None = None, strict_model: bool = False,
+               die_after: int = 0) -> FastAPI:
     app = FastAPI()
+    answered = [0]
+
+    @app.middleware("http")
+    async def key_check(req: Request, call_next):  # type: ignore[no-untyped-def]
+        if api_key is not None and req.headers.get("authorization") != f"Bearer {api_key}":
+            return _error(401, "Incorrect API key provided.")
+        return await call_next(req)
 
     @app.get("/v1/models")
     async def models() -> dict:
         return {"object": "list", "data": [{"id": "fake", "object": "model"}]}
 
     @app.post("/v1/chat/completions")
-    async def chat(req: Request) -> dict:
+    async def chat(req: Request):  # type: ignore[no-untyped-def]
         body = await req.json()
+        if strict_model and body.get("model") != "fake":
+            return _error(404, f"The model `{body.get('model')}` does not exist.")
+        if die_after and answered[0] >= die_after:
+            os._exit(0)
+        answered[0] += 1
         line, text = answer(body["messages"])
         with open(log, "a") as f:
             f.write(line + "\n")
@@ -72,13 +96,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(replies: str, log: Path, delay: float = 0.0) -> Iterator[str]:
+def serve(replies: str, log: Path, delay: float = 0.0, port: int | None = None,
+          options: tuple[str, ...] = ()) -> Iterator[str]:
     """A server answering with module ``replies`` (e.g. ``"rag.fake_rag_server"``), logging to
-    ``log``; yields its base URL (``http://127.0.0.1:PORT/v1``) once it answers, stops it after."""
-    port = free_port()
+    ``log``; yields its base URL (``http://127.0.0.1:PORT/v1``) once it answers, stops it after.
+    ``port``: a given one (to restart a server where it was); ``options``: e.g. ``("--api-key", "k")``."""
+    port = port or free_port()
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "fakeserver.py"), replies, "--port", str(port), "--delay", str(delay),
-         "--log", str(log)],
+         "--log", str(log), *options],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}/v1"
@@ -99,6 +125,8 @@ def _wait_ready(url: str, proc: subprocess.Popen, seconds: float = 30.0) -> None
         try:
             urllib.request.urlopen(url + "/models", timeout=1).read()
             return
+        except urllib.error.HTTPError:
+            return  # it answers (with --api-key: 401)
         except OSError:
             if time.time() > deadline or proc.poll() is not None:
                 import pytest
@@ -116,9 +144,13 @@ def main() -> None:
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument("--log", required=True)
+    ap.add_argument("--api-key", default=None, help="answer 401 to requests without this bearer key")
+    ap.add_argument("--strict-model", action="store_true", help="answer 404 to a model other than 'fake'")
+    ap.add_argument("--die-after", type=int, default=0, help="end the process after N chat completions")
     a = ap.parse_args()
     answer = importlib.import_module(a.replies).answer
-    uvicorn.run(create_app(answer, a.delay, a.log), host="127.0.0.1", port=a.port, log_level="warning")
+    app = create_app(answer, a.delay, a.log, a.api_key, a.strict_model, a.die_after)
+    uvicorn.run(app, host="127.0.0.1", port=a.port, log_level="warning")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """User-facing errors.
 
-A user error (bad file, bad flag, unreachable server) is reported as one line
-and exit code 2 by the CLI; a traceback is a bug. Code raises these, never
+A user error (bad file, bad flag) is reported as one line and exit code 2 by
+the CLI, a model server that cannot be used (:class:`ModelUnavailable`) as one
+line and exit code 3; a traceback is a bug. Code raises these, never
 prints and exits itself, so the Python API sees ordinary exceptions.
 """
 from __future__ import annotations
@@ -34,3 +35,9 @@ class CapabilityError(QrelkitError):
 
 class BackendError(QrelkitError):
     """A model server that cannot be reached or configured at all."""
+
+
+class ModelUnavailable(BackendError):
+    """A model server that cannot be used: nothing answers, the key is refused, the URL is not an
+    OpenAI API, the model is not served, or the server stopped answering mid-run. The CLI exits 3;
+    finished work is kept and the same command continues once the server is fixed."""

@@ -46,6 +46,8 @@ def load_collection(
     on_docs: Optional[Callable[[int], None]] = None,
     force: bool = False,
     allow_empty: bool = False,
+    run_names: str = "tag",
+    on_warning: Optional[Callable[[str], None]] = None,
 ) -> dict:
     """Load topics, docs, qrels and runs into the workspace (upserts).
 
@@ -53,12 +55,16 @@ def load_collection(
     which stream; so a malformed qrels or run file leaves the workspace as it
     was. When the same files (by size and mtime) were loaded before, nothing is
     read again unless ``force``. An empty qrels or run file is refused unless
-    ``allow_empty``.
+    ``allow_empty``. Runs are named by tag or by file (``run_names``,
+    :func:`qrelkit.data.runs.unique_names`; ``on_warning`` hears which are not named
+    as their files are); `pool` and reports use the stored names.
     """
     from qrelkit.data import expand_paths, load_qrels, unique_topics
 
     run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []
     inputs = {"topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None, "runs": run_paths}
+    if run_names != "tag":
+        inputs["run_names"] = run_names  # a changed naming reloads; the default keeps old fingerprints
     fp = _fingerprint([str(topics), str(docs), *( [str(qrels)] if qrels else []), *run_paths])
     previous = store.get_meta("inputs")
     if not force and previous and previous.get("inputs") == inputs and previous.get("fingerprint") == fp:
@@ -68,14 +74,14 @@ def load_collection(
     topic_list = list(topic_reader)
     qrels_file = load_qrels(str(qrels), allow_empty=allow_empty) if qrels else None
     qrels_list = list(qrels_file.qrels()) if qrels_file else []
-    run_names = _run_names(run_paths, allow_empty)
+    names = _run_names(run_paths, allow_empty, run_names, on_warning)
     store.upsert_topics(topic_list)
 
     n_docs, doc_repeats = _load_docs(store, str(docs), on_docs)
     store.upsert_qrels(qrels_list)
-    for name, path in zip(run_names, run_paths):
+    for name, path in zip(names, run_paths):
         store.upsert_run(name, path)
-    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_names),
+    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(names),
               "duplicates": {"topics": topic_reader.duplicates, "docs": doc_repeats,
                              "qrels": qrels_file.duplicates if qrels_file else 0}}
     store.set_meta("inputs", {"inputs": inputs, "fingerprint": fp, "counts": counts})
@@ -142,7 +148,8 @@ def _load_docs(store: Store, path: str, on_docs: Optional[Callable[[int], None]]
     return store.insert_docs_once(counted(docs_with_lines(path)), conflict)
 
 
-def _run_names(run_paths: list[str], allow_empty: bool) -> list[str]:
+def _run_names(run_paths: list[str], allow_empty: bool, by: str = "tag",
+               on_warning: Optional[Callable[[str], None]] = None) -> list[str]:
     """Every run file checked (a bad one is an InputError naming its line) and
     named, one file at a time: only names and paths are stored, so holding all
     runs in memory while the documents load (300 MB at 10^5 pooled pairs,
@@ -150,9 +157,14 @@ def _run_names(run_paths: list[str], allow_empty: bool) -> list[str]:
     if not run_paths:
         return []
     from qrelkit.data.rankings import Ranking, final_names, iter_rankings
+    from qrelkit.data.rankings import stubs as run_stubs
+    from qrelkit.data.runs import name_warning
 
     stubs = [Ranking(r.name, r.path, {}, r.tags) for r in iter_rankings(run_paths, 0, allow_empty)]
-    return final_names(stubs)
+    note = name_warning(run_stubs(stubs), by)
+    if note and on_warning is not None:
+        on_warning(note)
+    return final_names(stubs, by)
 
 
 class _PoolInput(NamedTuple):
@@ -160,21 +172,21 @@ class _PoolInput(NamedTuple):
     by_topic: dict  # qid -> docids in trec_eval order, top `depth` only
 
 
-def _pool_inputs(paths: list[str], depth: int) -> list[_PoolInput]:
-    """Each run's top ``depth`` docids per topic, named as read_runs names them.
+def _pool_inputs(paths: list[str], names: list[str], depth: int) -> list[_PoolInput]:
+    """Each run's top ``depth`` docids per topic, under its stored name (given at init).
     The lean reader (:mod:`qrelkit.data.rankings`) halves `pool`'s time against
     reading full ``RunEntry`` records (15 of 20 s at 10^5 pairs, benchmarks/scale.py),
     and only the top ``depth`` is kept: pooling needs no more. A document that
     several runs retrieve is held as one string, not one per run (pooled runs
     overlap: 20 runs' top 10s held 10^6 docids for 10^5 distinct pairs)."""
-    from qrelkit.data.rankings import final_names, iter_rankings
+    from qrelkit.data.rankings import iter_rankings
 
     one: dict[str, str] = {}
     rankings = [
         dataclasses.replace(r, docids={q: tuple(one.setdefault(d, d) for d in ds) for q, ds in r.docids.items()})
         for r in iter_rankings(paths, depth, allow_empty=True)  # accepted when loaded
     ]
-    return [_PoolInput(n, dict(r.docids)) for n, r in zip(final_names(rankings), rankings)]
+    return [_PoolInput(n, dict(r.docids)) for n, r in zip(names, rankings)]
 
 
 def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = None,
@@ -200,7 +212,7 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
             f"{store.workspace}: the workspace has no runs; add them with "
             f"`qrelkit init -w {store.workspace} ... --runs PATH`"
         )
-    paths = [p for _, p, _ in stored]
+    paths, names = [p for _, p, _ in stored], [n for n, _, _ in stored]  # named at init (--run-names)
     k_human = allocation["k_human"] if allocation.name == "depth" else None
     gone = [p for p in paths if not Path(p).is_file()]
     if gone:
@@ -211,9 +223,9 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
         counts = pool_by_strategy(store, paths, spec, allocation)
         depth = counts["depth"]
     elif k_human is not None:
-        counts = _pool_in_store(store, paths, depth, k_human)
+        counts = _pool_in_store(store, paths, names, depth, k_human)
     else:
-        counts = _pool_in_memory(store, paths, depth, allocation)
+        counts = _pool_in_memory(store, paths, names, depth, allocation)
     strategy = str(spec) if spec is not None else f"depth(k={depth})"
     store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation), "pool": strategy})
     return {"depth": depth, "human_depth": k_human, "allocation": str(allocation), "pool": strategy,
@@ -248,19 +260,16 @@ def _pool_counts(cases: Sequence[Case]) -> Counter:
                     "judged": sum(1 for c in cases if c.judged)})
 
 
-def _pool_in_store(store: Store, paths: list[str], depth: int, k_human: int) -> dict:
+def _pool_in_store(store: Store, paths: list[str], names: list[str], depth: int, k_human: int) -> dict:
     """Depth pooling in SQL (:mod:`qrelkit.store.pooling`): one run in memory at a time, the
     pool read back and written a page at a time; the cases are those of
     :func:`qrelkit.pool.build_pool` (people's share: best rank <= ``k_human``)."""
-    from qrelkit.data.rankings import Ranking, final_names, iter_rankings
+    from qrelkit.data.rankings import iter_rankings
 
     table = store.pool_table()
     try:
-        stubs = []
         for i, r in enumerate(iter_rankings(paths, depth, allow_empty=True)):  # accepted when loaded
             table.add_run(i, ((q, d, rank) for q, ds in r.docids.items() for rank, d in enumerate(ds[:depth], 1)))
-            stubs.append(Ranking(r.name, r.path, {}, r.tags))
-        names = final_names(stubs)
         table.index()
         total, changed, unchanged = Counter(), 0, 0
         for rows in table.pages():
@@ -278,11 +287,11 @@ def _pool_in_store(store: Store, paths: list[str], depth: int, k_human: int) -> 
     return {**total, "changed": changed + stale, "unchanged": unchanged}
 
 
-def _pool_in_memory(store: Store, paths: list[str], depth: int, allocation: Any) -> dict:
+def _pool_in_memory(store: Store, paths: list[str], names: list[str], depth: int, allocation: Any) -> dict:
     """Pooling in Python, for people's-share strategies that look at a topic's whole pool."""
     from qrelkit.pool import build_pool
 
-    runs = _pool_inputs(paths, depth)
+    runs = _pool_inputs(paths, names, depth)
     reference = store.qrels()
     qrels = [Qrel(q, d, g) for (q, d), g in reference.items()]
     topics = store.topics()

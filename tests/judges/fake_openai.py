@@ -27,6 +27,9 @@ def reply_for(messages: list[dict]) -> dict:
     system, user = messages[0]["content"], messages[-1]["content"]
     if "senior relevance assessor" in system:
         return {"reason": "settled", "grade": 1}
+    if "IS relevant" not in system and "NOT relevant" not in system:  # zero-shot: the graded task's reply
+        key = next((k for k in GRADES if k in user), "agree0")
+        return {"reason": "by the keyword", "grade": GRADES[key][0]}
     stance = 0 if "IS relevant" in system else 1
     key = next((k for k in GRADES if k in user), "agree0")
     return {"evidence": ["passage"], "reasoning": f"stance {stance}", "grade": GRADES[key][stance]}

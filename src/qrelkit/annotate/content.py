@@ -4,10 +4,16 @@ The debate history comes from another module's provenance JSON, written by a
 judge that may change or fail half-way; it is read defensively (anything
 missing or malformed means "no history") so that a bad record can never break
 the page. Evidence highlighting builds HTML from escaped pieces only, so a
-document or a quote can never inject markup.
+document or a quote can never inject markup. A quote that is the prompt's own
+placeholder (``<verbatim quote from the document>``, copied by a weak model)
+counts as no quote (:func:`placeholder_quotes`).
+
+Each case also says why it came to people (:func:`why_asked`: the judge's reason,
+in words a person reads) and how many votes it needs.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
@@ -60,6 +66,20 @@ class AgentTurn:
         """Which colour the agent's quotes get in the document."""
         return {"relevant": "pro", "not_relevant": "con"}.get(self.stance, "ev")
 
+    @property
+    def started(self) -> str:
+        """The position the agent was told to start from ('' for an agent without one)."""
+        return self.stance.replace("_", " ")
+
+    @property
+    def says(self) -> str:
+        """What the agent decides in this turn: "not relevant (grade 1)" (a grade alone: "grade 1",
+        as the relevance threshold is the project's, not the page's)."""
+        word = {1: "relevant", 0: "not relevant"}.get(self.label) if self.label is not None else None
+        if word is None:
+            return f"grade {self.grade}" if self.grade is not None else "undecided"
+        return f"{word} (grade {self.grade})" if self.grade is not None else word
+
 
 @dataclass(frozen=True)
 class Round:
@@ -79,6 +99,18 @@ class CaseView:
     answers: tuple[str, ...]
     narrative: Optional[str]
     history: Optional[tuple[Round, ...]]  # None: not an escalation, hidden by setting, or nothing usable
+    why: str = ""  # why people are asked (why_asked)
+    votes_cast: int = 0  # votes the case has
+    votes_needed: int = 0  # votes it needs from distinct annotators
+
+    @property
+    def votes_line(self) -> str:
+        """ "Yours is 1 of 3 votes this case needs" (or, past the number, how many it has)."""
+        if not self.votes_needed:
+            return ""
+        if self.votes_cast < self.votes_needed:
+            return f"Yours is {self.votes_cast + 1} of {self.votes_needed} votes this case needs"
+        return f"The case has {self.votes_cast} votes of the {self.votes_needed} it needs; yours adds one more"
 
     @property
     def options(self) -> tuple[GradeOption, ...]:
@@ -103,6 +135,8 @@ class CaseView:
             "narrative": self.narrative,
             "kind": self.kind,
             "history": history_to_json(self.history) if self.history else None,
+            "why": self.why,
+            "votes": {"cast": self.votes_cast, "needed": self.votes_needed},
             "task": self.task,
             "grades": [{"grade": o.grade, "name": o.name, "definition": o.definition, "key": o.key}
                        for o in self.options],
@@ -155,10 +189,10 @@ def _agent(a: Any) -> Optional[AgentTurn]:
     evidence = []
     ev = a.get("evidence")
     for q in ev if isinstance(ev, list) else ():
-        if isinstance(q, dict) and isinstance(q.get("quote"), str) and q["quote"].strip():
+        if isinstance(q, dict) and isinstance(q.get("quote"), str) and not is_placeholder(q["quote"]):
             found = q.get("found")
             evidence.append(Quote(q["quote"], found if isinstance(found, bool) else None))
-        elif isinstance(q, str) and q.strip():
+        elif isinstance(q, str) and not is_placeholder(q):
             evidence.append(Quote(q, None))
     stance = a.get("stance")
     reasoning = a.get("reasoning")
@@ -169,6 +203,33 @@ def _agent(a: Any) -> Optional[AgentTurn]:
         reasoning=reasoning if isinstance(reasoning, str) else "",
         evidence=tuple(evidence),
     )
+
+
+_EVIDENCE_FORMAT = re.compile(r'"evidence"\s*:\s*\[([^\]]*)\]')
+
+
+@functools.lru_cache(maxsize=1)
+def placeholder_quotes() -> frozenset[str]:
+    """The quotes the prompt templates show as the form of an answer (``"evidence":
+    ["<verbatim quote from the document>", ...]``), normalised; read from the templates
+    themselves so that a reworded prompt is covered too. A model that copies one quoted nothing."""
+    from qrelkit import prompts
+    from qrelkit.judges.evidence import normalise
+
+    found = {"...", "…"}
+    for name in prompts.available():
+        for text in prompts.load(name).sections.values():
+            for items in _EVIDENCE_FORMAT.findall(text):
+                found.update(re.findall(r'"([^"]*)"', items))
+    return frozenset(normalise(q).strip(" \"'") for q in found)
+
+
+def is_placeholder(quote: str) -> bool:
+    """An empty quote, or one of the prompts' placeholders (:func:`placeholder_quotes`)."""
+    from qrelkit.judges.evidence import normalise
+
+    text = normalise(quote).strip(" \"'“”")
+    return not text or text in placeholder_quotes()
 
 
 def _int_or_none(v: Any) -> Optional[int]:
@@ -189,6 +250,34 @@ def history_to_json(rounds: tuple[Round, ...]) -> list[dict]:
         }
         for r in rounds
     ]
+
+
+BY_DESIGN = "People judge this case by design: it is in the people's share of the pool."
+NOT_SETTLED = "The AI judge could not settle this case, so people decide."  # when the debate is not shown
+
+
+def why_asked(provenance: Any, history: tuple[Round, ...]) -> str:
+    """Why people are asked about an escalated case, from the escalating judgment's provenance:
+    the assessors' disagreement after the debate's last round, an uncertain judge, a failed call."""
+    try:
+        prov = Provenance.parse(provenance).data if isinstance(provenance, (str, bytes)) else (provenance or {})
+    except (ValueError, TypeError):
+        prov = {}
+    status, reason = prov.get("status"), str(prov.get("reason") or "")
+    if history and status != "error":
+        n = len(history[-1].agents)
+        who = "two" if n == 2 else str(n)
+        return (f"The {who} AI assessors still disagreed after round {history[-1].number}, "
+                "so the case needs people to decide.")
+    if status == "error":
+        return f"The AI judge could not decide ({reason or 'its calls failed'}), so people decide."
+    return f"The AI judge was not sure enough{f' ({reason})' if reason else ''}, so people decide."
+
+
+def escalation_provenance(store, qid: str, docid: str) -> Optional[str]:
+    """The provenance of the judgment that sent the case to people (a debate first)."""
+    provs = store.escalation_provenances(qid, docid)
+    return provs[0] if provs else None
 
 
 def escalation_history(store, qid: str, docid: str) -> tuple[Round, ...]:
@@ -216,10 +305,20 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
         from qrelkit.annotate.attention import attention_history
 
         history = attention_history(store, qid, docid)
+    shown_kind = "escalation" if kind in ("escalation", "attention") else "people"
+    if shown_kind == "people":
+        why = BY_DESIGN
+    elif not shown:
+        why = NOT_SETTLED
+    elif kind == "escalation":
+        why = why_asked(escalation_provenance(store, qid, docid), history or ())
+    else:  # an attention check reads like the escalation it imitates
+        why = why_asked({"status": "escalate"}, history or ())
     return CaseView(
-        qid=qid, docid=docid, kind="escalation" if kind in ("escalation", "attention") else "people",
+        qid=qid, docid=docid, kind=shown_kind,
         task=task_for(answers, settings), query=text, title=doc.title, document=doc.text,
         answers=answers, narrative=narrative or None, history=history,
+        why=why, votes_cast=len(store.votes_for(qid, docid)), votes_needed=settings.votes,
     )
 
 

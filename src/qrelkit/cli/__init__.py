@@ -36,12 +36,13 @@ def expand_variadic(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app, turning user errors into one line and exit 2, and an interrupt
+    """Entry point: run the app, turning user errors into one line and exit 2 (3: a model that
+    cannot be used), and an interrupt
     (Ctrl-C, SIGTERM) into a line saying how far it got and exit 130."""
     import signal
 
     from qrelkit.cli.progress import interrupted_message
-    from qrelkit.errors import QrelkitError
+    from qrelkit.errors import ModelUnavailable, QrelkitError
 
     args = expand_variadic(list(sys.argv[1:] if argv is None else argv))
     # SIGTERM (a scheduler, `kill`) stops a command the way Ctrl-C does: finished work is kept
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
         from rich.text import Text
 
         console.print(Text("error: ", style="bold red") + Text(str(e)), highlight=False, soft_wrap=True)
-        sys.exit(2)
+        sys.exit(3 if isinstance(e, ModelUnavailable) else 2)  # 3: a model or server that cannot be used
     except KeyboardInterrupt:
         console.print(interrupted_message(), highlight=False, soft_wrap=True)
         sys.exit(130)

@@ -38,6 +38,10 @@ RayAddressOpt = typer.Option(None, "--ray-address", help="Ray cluster: auto | ra
 RayActorsOpt = typer.Option(None, "--ray-actors", min=1, help="Ray actors, each holding one loaded model (default 2).")
 RayCpusOpt = typer.Option(None, "--ray-cpus", min=0.0, help="CPUs per Ray actor (default 1).")
 RayGpusOpt = typer.Option(None, "--ray-gpus", min=0.0, help="GPUs per Ray actor (default 0).")
+RunNamesOpt = typer.Option(
+    "tag", "--run-names", help="What names a run in tables and JSON: tag (its tag column, the default) or file "
+    "(its file name). A tag shared by several files, missing or unlike the file name is reported once."
+)
 AllowEmptyOpt = typer.Option(
     False, "--allow-empty", help="Accept empty qrels and run files (by default an empty one is an error: usually the wrong file)."
 )
@@ -109,14 +113,41 @@ def fmt(v: object) -> str:
     return str(v)
 
 
-def require_runs(runs: Optional[list[str]], allow_empty: bool = False) -> list:
-    """The runs that ``--runs`` names (files, folders, globs); none named or none found is a user error."""
+def require_runs(runs: Optional[list[str]], allow_empty: bool = False, run_names: str = "tag") -> list:
+    """The runs that ``--runs`` names (files, folders, globs), named by ``--run-names``; none named
+    or none found is a user error."""
     from qrelkit.data import read_runs
     from qrelkit.errors import UsageError
 
     if not runs:
         raise UsageError("pass at least one --runs PATH (file, folder or glob)")
-    out = read_runs(list(runs), allow_empty=allow_empty)
+    out = read_runs(list(runs), allow_empty=allow_empty, by=check_run_names(run_names))
     if not out:
         raise UsageError("no runs found")
+    warn_run_names(out, run_names)
     return out
+
+
+def check_run_names(run_names: str) -> str:
+    from qrelkit.data.runs import RUN_NAMES
+    from qrelkit.errors import UsageError
+
+    if run_names not in RUN_NAMES:
+        raise UsageError(f"--run-names: expected {' or '.join(RUN_NAMES)}, got {run_names!r}")
+    return run_names
+
+
+def warn_run_names(runs: list, run_names: str = "tag") -> None:
+    """Say once, on stderr, which runs are not named as their files are (:func:`qrelkit.data.runs.name_warning`)."""
+    from qrelkit.data.runs import name_warning
+
+    note = name_warning(runs, run_names)
+    if note:
+        print_warning(note)
+
+
+def print_warning(note: str) -> None:
+    """One warning line on stderr."""
+    from rich.text import Text
+
+    console.print(Text("warning: ", style="yellow") + Text(note), highlight=False, soft_wrap=True)

@@ -11,12 +11,16 @@ from rich.table import Table
 from qrelkit.cli._app import (
     AllowEmptyOpt,
     JsonOpt,
+    RunNamesOpt,
     WorkspaceOpt,
     app,
+    check_run_names,
     console,
     fmt,
     print_json,
+    print_warning,
     require_workspace,
+    warn_run_names,
     writing,
 )
 from qrelkit.errors import UsageError
@@ -46,6 +50,7 @@ def init(
     qrels: Optional[Path] = typer.Option(None, "--qrels", help="Existing qrels (TREC format) to complete or audit."),
     runs: Optional[List[str]] = typer.Option(None, "--runs", help="Runs: files, folders or globs (TREC 6-column, .gz ok)."),
     allow_empty: bool = AllowEmptyOpt,
+    run_names: str = RunNamesOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Create (or refresh) a workspace from a collection: topics, docs, qrels, runs.
@@ -56,11 +61,13 @@ def init(
     from qrelkit.workspace import load_collection
 
     ws = require_workspace(workspace)
+    check_run_names(run_names)
     with Store.create(ws) as store, _progress() as prog:
         task = prog.add_task("loading docs", total=None)
         counts = load_collection(
             store, str(topics), str(docs), str(qrels) if qrels else None, list(runs or ()),
             on_docs=lambda n: prog.update(task, completed=n), force=True, allow_empty=allow_empty,
+            run_names=run_names, on_warning=print_warning,
         )
     counts.pop("reloaded", None)
     out = {"workspace": str(ws), **counts}
@@ -138,6 +145,7 @@ def holes(
         "auto", "--threshold", help="Grade at or above which a label is relevant: auto (1 for binary qrels, 2 for "
                                     "graded) or a number."),
     allow_empty: bool = AllowEmptyOpt,
+    run_names: str = RunNamesOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Per-run Judged@k and Unjudged@k, the unlabelled pooled pairs, and with new labels Hole@k."""
@@ -146,7 +154,8 @@ def holes(
 
     if workspace is None and (not runs or qrels is None):
         raise UsageError("pass -w/--workspace, or both --runs and --qrels")
-    run_list, qrel_pairs, new_pairs = _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty)
+    run_list, qrel_pairs, new_pairs = _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty,
+                                                    check_run_names(run_names))
     if not run_list:
         raise UsageError("no runs to measure")
     thr = resolve_threshold(threshold, qrel_pairs, qrels or f"{workspace} (original qrels)")
@@ -195,12 +204,18 @@ def _print_saturation(sat: dict) -> None:
     console.print(table)
 
 
-def _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty: bool = False):
-    """Runs, original qrels and new labels (or None) from files, else from the workspace."""
+def _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty: bool = False, run_names: str = "tag"):
+    """Runs, original qrels and new labels (or None) from files, else from the workspace
+    (its runs under the names they were given at init)."""
+    from dataclasses import replace
+
     from qrelkit.data import load_qrels, read_runs
 
     with console.status("reading runs and qrels"):
-        run_list = read_runs(list(runs), allow_empty=allow_empty) if runs else None
+        run_list = read_runs(list(runs), allow_empty=allow_empty, by=run_names) if runs else None
+    if run_list is not None:
+        warn_run_names(run_list, run_names)
+    with console.status("reading qrels"):
         qrel_pairs = dict(load_qrels(str(qrels), allow_empty=allow_empty).pairs) if qrels else None
         new_pairs = dict(load_qrels(str(new_qrels), allow_empty=allow_empty).pairs) if new_qrels else None
     if workspace is not None and (run_list is None or qrel_pairs is None or new_pairs is None):
@@ -211,7 +226,9 @@ def _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty: bool = False):
             if run_list is None:
                 from qrelkit.workspace import stored_run_paths
 
-                run_list = read_runs(stored_run_paths(store), allow_empty=True)  # accepted when loaded
+                stored = store.runs()
+                read = read_runs(stored_run_paths(store), allow_empty=True)  # accepted when loaded
+                run_list = [replace(r, name=n) for r, (n, _, _) in zip(read, stored)]
             if qrel_pairs is None:
                 qrel_pairs = store.qrels()
             if new_pairs is None and store.judgments():
@@ -250,9 +267,9 @@ def export(
 
             model = canonical_model_id(model)
         if method is not None and not is_imported(method):
-            from qrelkit.judges import parse_spec
+            from qrelkit.judges.spec import method_filter
 
-            method = parse_spec(method).canonical
+            method = method_filter(method, store.models_of)
         if out is not None:
             with writing(out):
                 payload = export_merged(store, out, method=method, model=model, fmt=fmt)

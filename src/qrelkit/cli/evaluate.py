@@ -12,13 +12,13 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, WorkspaceOpt, app, console, fmt, print_json
+from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, RunNamesOpt, WorkspaceOpt, app, console, fmt, print_json
 from qrelkit.cli.measure import RunsOpt, SeedOpt, load_versions, split_measures, threshold_of
 from qrelkit.errors import UsageError
 
 
 def _evaluate_streaming(runs, scorers, specs, threshold: int, judged_only: bool, allow_empty: bool = False,
-                        absent: Optional[list] = None):
+                        absent: Optional[list] = None, run_names: str = "tag"):
     """Score runs read one at a time (fast reader, top max-cut-off only), named
     as :func:`qrelkit.data.runs.unique_names` would; returns the scores and the
     seconds spent reading. ``absent`` (a list) receives, per run, the labels of the versions none
@@ -26,11 +26,14 @@ def _evaluate_streaming(runs, scorers, specs, threshold: int, judged_only: bool,
     2019's 61 runs; one at a time, the scores are all that stays."""
     from dataclasses import replace
 
+    from qrelkit.cli._app import check_run_names, warn_run_names
     from qrelkit.data.rankings import Ranking, final_names, iter_rankings
+    from qrelkit.data.rankings import stubs as run_stubs
     from qrelkit.evaluate.systems import score_stream
 
     if not runs:
         raise UsageError("pass at least one --runs PATH (file, folder or glob)")
+    check_run_names(run_names)
     cutoffs = [sp.cutoff for sp in specs]
     depth = None if judged_only or None in cutoffs else max(cutoffs)
     stubs: list[Ranking] = []
@@ -53,7 +56,8 @@ def _evaluate_streaming(runs, scorers, specs, threshold: int, judged_only: bool,
     scored = score_stream(stream(), scorers, threshold)
     if not stubs:
         raise UsageError("no runs found")
-    names = tuple(final_names(stubs))
+    names = tuple(final_names(stubs, run_names))
+    warn_run_names(run_stubs(stubs), run_names)
     return tuple(replace(s, systems=names) for s in scored), read
 
 
@@ -87,6 +91,7 @@ def evaluate(
     top_k: int = typer.Option(10, "--top-k", min=2, help="Systems the reference ranks best, for kendall_tau_topK."),
     workspace: Optional[Path] = WorkspaceOpt,
     allow_empty: bool = AllowEmptyOpt,
+    run_names: str = RunNamesOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Score runs under one or more qrels versions; compare rankings and significance between versions."""
@@ -110,7 +115,8 @@ def evaluate(
     scorers = version_scorers(versions, specs, judged_only)
     del versions  # the pair dicts (250 bytes a label) are not needed once the scorers hold the qrels
     absent_in: list[set] = []
-    scored, t_read = _evaluate_streaming(runs, scorers, specs, threshold, judged_only, allow_empty, absent_in)
+    scored, t_read = _evaluate_streaming(runs, scorers, specs, threshold, judged_only, allow_empty, absent_in,
+                                         run_names)
     t_eval = time.perf_counter() - t0 - t_read
     systems = scored[0].systems
     if len(scored) > 1:  # imported here: scipy and statsmodels cost 60 MB that one version never uses

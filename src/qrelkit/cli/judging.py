@@ -109,13 +109,13 @@ def escalations(
     as_json: bool = JsonOpt,
 ) -> None:
     """List what waits for people: escalated and failed cases, with the debate history."""
-    from qrelkit.judges import parse_spec
+    from qrelkit.judges.spec import method_filter
     from qrelkit.judging.escalation import list_escalations
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
-    canonical = parse_spec(method).canonical if method else None
     with Store.open(ws) as store:
+        canonical = method_filter(method, store.models_of) if method else None
         items = list_escalations(store, method=canonical, include_over_budget=include_over_budget)
     if as_json:
         print_json({"escalations": items, "count": len(items)})

@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, app, console, fmt, print_json, require_runs
+from qrelkit.cli._app import JsonOpt, RunNamesOpt, app, console, fmt, print_json, require_runs
 from qrelkit.cli.measure import RunsOpt, ThresholdOpt, load_versions, threshold_of
 from qrelkit.errors import UsageError
 
@@ -27,6 +27,7 @@ def ragalign(
         "when no --runs is given)."),
     k: int = typer.Option(10, "--k", min=1, help="Cut-off k of Hit@k, nDCG@k and R@k."),
     threshold: str = ThresholdOpt,
+    run_names: str = RunNamesOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """RAGAlign@k: does retrieval success predict generation correctness? (per generator and qrels version)"""
@@ -38,7 +39,7 @@ def ragalign(
     gens, run_paths = _generators(list(generation or []), workspace)
     versions = load_versions(list(qrels))
     thr = threshold_of(threshold, versions[0][1], qrels[0])
-    res = rag_align_multi(require_runs(list(runs or []) or run_paths), versions, gens, k, thr.value)
+    res = rag_align_multi(require_runs(list(runs or []) or run_paths, run_names=run_names), versions, gens, k, thr.value)
     first = res[0]
     out = {"k": k, **thr.to_dict(), "generation": first.source,
            "versions": {v.alignment.qrels: v.to_dict() for v in first.versions},

@@ -12,7 +12,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, app, console, fmt, print_json, require_runs
+from qrelkit.cli._app import JsonOpt, RunNamesOpt, app, console, fmt, print_json, require_runs
 from qrelkit.cli.measure import RunsOpt, SeedOpt, ThresholdOpt, groups_table, split_measures, threshold_of
 from qrelkit.errors import UsageError
 
@@ -41,6 +41,7 @@ def stability(
     on_missing: str = typer.Option(
         "worst", "--on-missing", help="A run that ranks none of the primary's topics (on no leaderboard): error, "
                                       "drop it, or worst (scored 0 on every topic, as before the option)."),
+    run_names: str = RunNamesOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """How much the system ranking depends on who judged each topic."""
@@ -52,7 +53,7 @@ def stability(
     if not assessors:
         raise UsageError("pass --assessors QRELS (one file per assessor, or a folder/glob)")
     sources = read_assessors(list(assessors), assessor_column)
-    run_list = require_runs(runs)
+    run_list = require_runs(runs, run_names=run_names)
     prim = load_qrels(str(primary))
     run_list, alignment = _on_missing(run_list, prim, on_missing)
     thr = threshold_of(threshold, prim, primary)
@@ -140,6 +141,7 @@ def leave_out_cmd(
     measures: Optional[List[str]] = typer.Option(
         None, "--measures", help="Measures (first one ranks); default nDCG@10 P@10 AP@1000."),
     threshold: str = ThresholdOpt,
+    run_names: str = RunNamesOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Leave each group's unique pooled labels out and see how its runs' scores and ranks move."""
@@ -147,7 +149,7 @@ def leave_out_cmd(
     from qrelkit.evaluate.leaveout import DEFAULT_LEAVEOUT_MEASURES, leave_out, read_groups
 
     t0 = time.perf_counter()
-    run_list = require_runs(runs)
+    run_list = require_runs(runs, run_names=run_names)
     q = load_qrels(str(qrels))
     thr = threshold_of(threshold, q, qrels)
     threshold = thr.value

@@ -94,7 +94,11 @@ def iter_rankings(
         yield read_ranking(f, max_depth, allow_empty)
 
 
-def final_names(rankings: Sequence[Ranking]) -> list[str]:
-    """The names :func:`unique_names` gives these rankings, in order."""
-    stubs = [Run(r.name, r.path, {}, r.tags) for r in rankings]
-    return [r.name for r in unique_names(stubs)]
+def stubs(rankings: Sequence[Ranking]) -> list[Run]:
+    """The rankings as runs without entries: what naming needs (:func:`final_names`, ``name_warning``)."""
+    return [Run(r.name, r.path, {}, r.tags) for r in rankings]
+
+
+def final_names(rankings: Sequence[Ranking], by: str = "tag") -> list[str]:
+    """The names :func:`unique_names` gives these rankings, in order (by tag or by file)."""
+    return [r.name for r in unique_names(stubs(rankings), by)]

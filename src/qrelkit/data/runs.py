@@ -11,6 +11,12 @@ files write ``0``).
 
 A run file should carry one tag. When it carries several, the first one names
 the run and all of them are kept in ``Run.tags``, so that a caller can warn.
+A run is named by its tag (``by="tag"``, the default: what trec_eval and TREC
+overviews call the system) or by its file name (``by="file"``; the command
+line's ``--run-names file``). Tags are often left at a tool's placeholder (TREC
+DL 2019's SPLADE run is tagged ``my-system-name``) or shared by several files
+(six re-rankers tagged ``rank_gpt``), so :func:`name_warning` says once which
+files are named otherwise than their file name suggests.
 A file with no lines is an error unless the caller allows it
 (``allow_empty=True``; on the command line ``--allow-empty``): a system may
 return nothing for a test set, but far more often an empty file is a failed
@@ -35,6 +41,7 @@ from qrelkit.errors import InputError
 from qrelkit.types import RunEntry
 
 RUN_SUFFIXES = (".run", ".txt", ".trec")
+RUN_NAMES = ("tag", "file")  # what names a run: its tag column or its file name
 
 
 @dataclass(frozen=True)
@@ -179,11 +186,18 @@ def _glob(pattern: str) -> list[str]:
     return glob.glob(pattern, recursive=True)
 
 
-def unique_names(runs: Sequence[Run]) -> list[Run]:
-    """Rename runs so that no two share a name: a tag used by several files is
-    replaced by each file's stem; anything still clashing gets ``-2``, ``-3``...
-    in input order. Deterministic, so names are stable between invocations."""
-    base = [r.tags[0] if r.tags else run_stem(r.path) for r in runs]
+def _base_names(runs: Sequence[Run], by: str) -> list[str]:
+    if by not in RUN_NAMES:
+        raise ValueError(f"runs are named by {' or '.join(RUN_NAMES)}, not {by!r}")
+    return [r.tags[0] if r.tags and by == "tag" else run_stem(r.path) for r in runs]
+
+
+def unique_names(runs: Sequence[Run], by: str = "tag") -> list[Run]:
+    """Rename runs so that no two share a name: each is named by its tag (``by="tag"``)
+    or its file's stem (``by="file"``); a tag used by several files is replaced by each
+    file's stem; anything still clashing gets ``-2``, ``-3``... in input order.
+    Deterministic, so names are stable between invocations."""
+    base = _base_names(runs, by)
     counts: dict[str, int] = {}
     for b in base:
         counts[b] = counts.get(b, 0) + 1
@@ -201,10 +215,36 @@ def unique_names(runs: Sequence[Run]) -> list[Run]:
     return out
 
 
+def name_warning(runs: Sequence[Run], by: str = "tag") -> str | None:
+    """One line saying which runs are not named as their files are, and why: a tag shared by
+    several files (they are named by file), a file without a tag or with several, a tag that
+    differs from the file name. None when every name is its file's stem, or ``by="file"``."""
+    if by == "file" or not runs:
+        return None
+    files = [Path(r.path).name for r in runs]
+    shared: dict[str, list[str]] = {}
+    for r, f in zip(runs, files):
+        if r.tags:
+            shared.setdefault(r.tags[0], []).append(f)
+    notes = [f"tag {t!r} is shared by {', '.join(fs)} (named by file)" for t, fs in shared.items() if len(fs) > 1]
+    for r, f in zip(runs, files):
+        if not r.tags:
+            notes.append(f"{f} has no tag (named by file)")
+        elif len(r.tags) > 1:
+            notes.append(f"{f} has {len(r.tags)} tags ({', '.join(r.tags)}; named {r.tags[0]!r})")
+        elif len(shared[r.tags[0]]) == 1 and r.tags[0] != run_stem(r.path):
+            notes.append(f"{f} is named {r.tags[0]!r} (its tag)")
+    if not notes:
+        return None
+    return "run names: " + "; ".join(notes) + ". --run-names file names every run by its file."
+
+
 def read_runs(paths: PathLike | Sequence[PathLike], max_depth: int | None = None,
-              allow_empty: bool = False) -> list[Run]:
-    """Read every run named by ``paths`` (files, directories, globs), with unique names."""
-    return unique_names([read_run(p, max_depth=max_depth, allow_empty=allow_empty) for p in expand_paths(paths)])
+              allow_empty: bool = False, by: str = "tag") -> list[Run]:
+    """Read every run named by ``paths`` (files, directories, globs), with unique names
+    (by tag or by file, :func:`unique_names`)."""
+    runs = [read_run(p, max_depth=max_depth, allow_empty=allow_empty) for p in expand_paths(paths)]
+    return unique_names(runs, by)
 
 
 def iter_run_lines(run: Run) -> Iterator[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from qrelkit.errors import UsageError
 from qrelkit.specs import Call, bind, canonical_text, parse_chain
@@ -156,7 +156,7 @@ def _as_stored(cls: type, given: set[str]) -> dict[str, Any]:
     return {k: declared[k].legacy for k in later}
 
 
-def _part(call: Call, whole: str) -> JudgeSpec:
+def _part(call: Call, whole: str, stored: bool = True) -> JudgeSpec:
     registry = _registry()
     name = ALIASES.get(call.name, call.name)
     if name not in registry:
@@ -164,7 +164,8 @@ def _part(call: Call, whole: str) -> JudgeSpec:
         raise UsageError(f"method spec {whole!r}: unknown method {call.name!r}; choose from {known}")
     declared = registry[name].PARAMS
     values = bind(declared, call.args, f"method spec {whole!r}: {name}")
-    values.update(_as_stored(registry[name], {k for k, _ in call.args}))
+    if stored:
+        values.update(_as_stored(registry[name], {k for k, _ in call.args}))
     params = tuple(values.items())
     omitted = _omitted(declared, values)
     return JudgeSpec(name, params, omitted=omitted, given=frozenset(k for k, _ in call.args))
@@ -188,11 +189,18 @@ def _chain(parts: list[JudgeSpec], whole: str) -> JudgeSpec:
     return spec
 
 
-def parse_spec(text: str) -> JudgeSpec:
-    """``"debate(rounds=2, adjudicator=llm)"`` -> JudgeSpec; raises UsageError on a bad spec."""
+def parse_spec(text: str, stored: bool = True) -> JudgeSpec:
+    """``"debate(rounds=2, adjudicator=llm)"`` -> JudgeSpec; raises UsageError on a bad spec.
+
+    ``stored``: ``text`` may be a method id stored before a default changed, and reads back as
+    what it meant (``zero-shot(doc_tokens=400)``: the TREC-narrative baseline, :func:`_as_stored`).
+    A spec a user writes for new judgments is read with ``stored=False`` (:func:`resolve_method`):
+    what the user left out takes today's defaults, so the id of a new judgment says which prompt
+    ran (``zero-shot(doc_tokens=300)`` is stored as ``zero-shot(doc_tokens=300,narrative=none)``).
+    A workspace judged under the old id still resumes it, by :meth:`JudgeSpec.as_before`."""
     if isinstance(text, str) and text.strip().lower() == "auto":
         raise UsageError("method 'auto' must be resolved first (auto_method)")
-    return _chain([_part(c, text) for c in parse_chain(text, "method spec")], text)
+    return _chain([_part(c, text, stored) for c in parse_chain(text, "method spec")], text)
 
 
 def parse_prefilter(text: str) -> JudgeSpec:
@@ -205,6 +213,14 @@ def parse_prefilter(text: str) -> JudgeSpec:
 
 def canonical(text: str) -> str:
     return parse_spec(text).canonical
+
+
+def method_filter(text: str, known: Callable[[str], bool]) -> str:
+    """The stored id a ``--method`` filter (export, escalations) means: the id a new judgment of
+    ``text`` gets or, when ``known`` (is anything stored under an id?) says nothing is stored under
+    that one, ``text`` read as an id stored before a default changed (:func:`parse_spec`)."""
+    new, old = parse_spec(text, stored=False).canonical, parse_spec(text).canonical
+    return new if new == old or known(new) or not known(old) else old
 
 
 def is_local_model(model_spec: str) -> bool:
@@ -228,12 +244,13 @@ def auto_method(model_spec: str, command: str = "judge", labelled: bool = False)
 
 def resolve_method(method: Optional[str | JudgeSpec], model_spec: str, command: str = "judge",
                    labelled: bool = False) -> JudgeSpec:
-    """A user's ``--method`` (a spec, ``auto`` or nothing) as a spec."""
+    """A user's ``--method`` (a spec, ``auto`` or nothing) as a spec, with today's defaults for
+    what it leaves out (``stored=False``, :func:`parse_spec`)."""
     if isinstance(method, JudgeSpec):
         return method
     if is_auto(method):
         return auto_method(model_spec, command, labelled)
-    return parse_spec(method)
+    return parse_spec(method, stored=False)
 
 
 def is_auto(method: Optional[str | JudgeSpec]) -> bool:

@@ -91,7 +91,8 @@ class JudgingJob:
         from qrelkit.engines import make_backend
         from qrelkit.llm import make_client
 
-        opts: dict[str, Any] = {"concurrency": self.concurrency, "read_cache": self.read_cache}
+        # fail_fast: check the server before the first call, stop on a dead one (qrelkit.llm.availability)
+        opts: dict[str, Any] = {"concurrency": self.concurrency, "read_cache": self.read_cache, "fail_fast": True}
         if self.prices:
             opts["prices"] = {m: {"input": i, "output": o} for m, i, o in self.prices}
         if self.max_attempts is not None:

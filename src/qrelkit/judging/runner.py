@@ -49,6 +49,7 @@ from qrelkit.judging.escalation import answer_from_oracle, apply_budget, check_b
 from qrelkit.judging.preparation import check_client, prepare
 from qrelkit.judging.selection import open_selection, resolve_task
 from qrelkit.judging.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
+from qrelkit.llm.availability import case_calls
 from qrelkit.llm.client import Client
 from qrelkit.store import Store
 from qrelkit.types import Case, Usage
@@ -136,7 +137,10 @@ async def _judge_each(judge: Judge, cases: Iterable[Case], client: Client, concu
     async def worker() -> None:
         for case in it:  # next() runs between awaits, so no two workers take one case
             inp = make_input(case)
-            record(case, inp if isinstance(inp, Verdict) else await judge(inp, client))
+            with case_calls() as calls:
+                v = inp if isinstance(inp, Verdict) else await judge(inp, client)
+            if not (v.status == ERROR and calls.unanswered):  # a server that did not answer: the next
+                record(case, v)                                # run retries the case; people never see it
 
     workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, record.total)))]
     try:

@@ -90,6 +90,9 @@ class Backend(Protocol):
     answers, e.g. extra server body fields; they join the cache key). Engines
     look for ``load()``: load the model now, not on the first call (Ray actors
     call it when they start, so a model that cannot load fails the start).
+    A judging client looks for ``async check()``: raise
+    :class:`qrelkit.errors.ModelUnavailable` when the server cannot be used at
+    all; it runs once, before the first call (:mod:`qrelkit.llm.availability`).
     """
 
     model_id: str  # canonical, enters the cache key and provenance
@@ -130,6 +133,9 @@ class CallFailed(Exception):
     retryable) instead of deciding about retries themselves, so that retry
     policy lives in one place. ``retry_after`` is the server's own hint in
     seconds (from a ``Retry-After`` header) and overrides the backoff.
+    ``unanswered``: the server gave no answer at all (refused connection, timeout),
+    which a judging job treats as a dead server, not as a case for people
+    (:mod:`qrelkit.llm.availability`).
     """
 
     def __init__(
@@ -139,8 +145,10 @@ class CallFailed(Exception):
         retryable: bool = True,
         retry_after: Optional[float] = None,
         status: Optional[int] = None,
+        unanswered: bool = False,
     ):
         super().__init__(message)
+        self.unanswered = unanswered
         self.retryable = retryable
         self.retry_after = retry_after
         self.status = status

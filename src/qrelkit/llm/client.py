@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Sequence
 
 from qrelkit.errors import CapabilityError
+from qrelkit.llm.availability import UNANSWERED_STATUS, Availability, mark_unanswered
 from qrelkit.llm.base import (
     JSON_SCHEMA,
     SCORE,
@@ -148,6 +149,7 @@ class Client:
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
         seed: Optional[int] = None,
+        fail_fast: bool = False,
     ):
         if concurrency < 1:
             raise ValueError("concurrency must be >= 1")
@@ -174,6 +176,9 @@ class Client:
         self.prices: Prices = resolve_prices(backend.model_id, prices)
         self._inflight: dict[str, asyncio.Future] = {}
         self._usage = Usage()  # running totals of every call this client answered
+        # A judging job's client checks the server before its first call and gives up on a dead
+        # one (qrelkit.llm.availability); other users get failed results, as always.
+        self.availability = Availability() if fail_fast else None
 
     # ---- introspection -------------------------------------------------------
     @property
@@ -262,10 +267,12 @@ class Client:
         error: Optional[str] = None
         latency = 0.0
         attempt = 0
+        if self.availability is not None:
+            await self.availability.before_call(self.backend)
         while attempt < self.max_attempts:
             attempt += 1
             retry_after: Optional[float] = None
-            retryable = True
+            retryable, unanswered = True, False
             await self._limits(estimate)
             self._usage += ATTEMPT
             async with self._sem:
@@ -273,9 +280,10 @@ class Client:
                 try:
                     res = await asyncio.wait_for(call(), self.timeout)
                 except asyncio.TimeoutError:
-                    res, error = None, f"timeout after {self.timeout:g}s"
+                    res, error, unanswered = None, f"timeout after {self.timeout:g}s", True
                 except CallFailed as e:
                     res, error, retryable, retry_after = None, str(e), e.retryable, e.retry_after
+                    unanswered = e.unanswered or e.status in UNANSWERED_STATUS
                 except NotImplementedError as e:
                     res, error, retryable = None, f"unsupported: {e}", False
                 except Exception as e:  # noqa: BLE001 - any backend failure is a failed attempt
@@ -285,6 +293,8 @@ class Client:
             if res is None:
                 self._account(0, 0, 0.0, dt)
             else:
+                if self.availability is not None:
+                    self.availability.answered()  # the server answered, whatever the answer is worth
                 value, error, retryable, retry_after = take(res, dt, attempt, latency)
                 if value is not None:
                     self._usage += ANSWERED
@@ -295,6 +305,10 @@ class Client:
             if delay > 0:
                 await asyncio.sleep(delay)
         self._usage += FAILED
+        if unanswered:
+            mark_unanswered()
+            if self.availability is not None:
+                self.availability.unanswered(self.model_id, error or "no answer")  # raises after too many
         return None, error or "failed", attempt, latency
 
     def _account(self, ptok: int, ctok: int, cost: float, latency: float) -> None:

@@ -26,7 +26,9 @@ hundreds of calls per second against a GPU server.
   prefix/continuation boundary counts towards the continuation.
 - Failures become ``CallFailed``: 408/409/429/5xx, timeouts and connection
   errors are retryable (with the server's ``Retry-After``), other 4xx are
-  not — the Client decides what to do with them.
+  not — the Client decides what to do with them. Timeouts and connection
+  errors are marked ``unanswered``; ``check`` is the endpoint check a judging
+  job makes before its first call (:mod:`qrelkit.llm.availability`).
 """
 
 from __future__ import annotations
@@ -296,6 +298,16 @@ class OpenAIBackend:
         ]
         self._connect_timeout = connect_timeout
         self._rr = 0
+        self._key_set = api_key != "EMPTY"
+
+    async def check(self) -> None:
+        """Can every endpoint serve this model? (:func:`qrelkit.llm.availability.check_openai_endpoint`)"""
+        from qrelkit.llm.availability import check_openai_endpoint
+
+        headers = {k.decode(): v.decode() for k, v in self._headers}
+        for ep in self.endpoints:
+            await check_openai_endpoint(ep.url, self.model, headers, trust_env=not _use_h11_pool(ep.url),
+                                        key_set=self._key_set, connect_timeout=self._connect_timeout)
 
     # ---- endpoints -----------------------------------------------------------
     def _pick(self) -> _Endpoint:
@@ -328,9 +340,9 @@ class OpenAIBackend:
             try:
                 reply = await pool.post(path, json.dumps(payload).encode())
             except (httpx.TimeoutException, asyncio.TimeoutError) as e:
-                raise CallFailed(f"timeout talking to {ep.url}: {type(e).__name__}") from None
+                raise CallFailed(f"timeout talking to {ep.url}: {type(e).__name__}", unanswered=True) from None
             except (httpx.TransportError, OSError, EOFError) as e:
-                raise CallFailed(f"cannot reach {ep.url}: {type(e).__name__}: {e}") from None
+                raise CallFailed(f"cannot reach {ep.url}: {type(e).__name__}: {e}", unanswered=True) from None
         finally:
             ep.in_flight -= 1
         status = reply.status

@@ -127,5 +127,13 @@ def confusion(matrix: Sequence[Sequence[int]], classes: Sequence[str], title: st
         for j in range(m.shape[1]):
             ax.text(j, i, str(int(m[i, j])), ha="center", va="center",
                     color="white" if m[i, j] > hi / 2 else "black", fontsize=9)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(_wrapped(title, 44), fontsize=8)  # a long method id would widen (and so shrink) the figure
     return _png(fig)
+
+
+def _wrapped(text: str, width: int) -> str:
+    """``text`` in lines of about ``width`` characters, broken after an id's separators too."""
+    import re
+    import textwrap
+
+    return "\n".join(textwrap.wrap(re.sub(r"([,+])(?=\S)", r"\1 ", text), width)) or text

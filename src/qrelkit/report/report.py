@@ -16,12 +16,14 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
+from markupsafe import Markup, escape
 
 from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.report import plots
@@ -314,6 +316,7 @@ def write_report(inp: ReportInputs, out: Union[str, Path]) -> ReportFiles:
     )
     env.filters["num"] = _num
     env.filters["arrow"] = _arrow
+    env.filters["ident"] = _ident
     html = env.get_template("report.html").render(r=data, figs=figs)
     out.write_text(html, encoding="utf-8")
     json_path = out.with_name("report.json") if out.suffix.lower() == ".html" else out.with_suffix(".json")
@@ -332,6 +335,18 @@ def _num(v: Any, digits: int = 4) -> str:
             return "–"
         return f"{v:.{digits}f}"
     return str(v)
+
+
+_BREAK_AFTER = re.compile(r"([,+(/=@])")
+
+
+def _ident(v: Any) -> Markup:
+    """A method, model or run id in a table cell: escaped, with line-break opportunities after its
+    separators (``,``, ``+``, ``(``, ``/``, ``=``, ``@``) so that a long id wraps inside its column
+    instead of widening the table past its card, and the full id on hover (``title``)."""
+    text = str(v)
+    parts = (str(escape(p)) + ("<wbr>" if _BREAK_AFTER.fullmatch(p) else "") for p in _BREAK_AFTER.split(text))
+    return Markup(f'<span class="id" title="{escape(text)}">{"".join(parts)}</span>')
 
 
 def _arrow(shift: int) -> str:

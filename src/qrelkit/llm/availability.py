@@ -1,0 +1,165 @@
+"""Whether a model server can be used at all: the check before the first call, and giving up on a dead one.
+
+Why: judging against a URL where nothing listens (or one without ``/v1``, or a
+refused key) used to store every case as an error escalation and tell the user
+that people were waiting, with the cause visible only in ``qrelkit escalations``.
+People cannot fix a dead server. So a judging job's client (``fail_fast``,
+:class:`qrelkit.llm.client.Client`) checks the endpoint before its first real
+call and stops with :class:`qrelkit.errors.ModelUnavailable` (exit 3) and what
+to fix; a call the server did not answer (connection refused, timeout, 502/503/504)
+marks the case it was made for (:func:`case_calls`), so the runner leaves the case
+to the next run instead of storing an error; and ``GIVE_UP_AFTER`` such calls in a
+row stop the job the same way (finished work is kept; the same command continues).
+
+The check (:func:`check_openai_endpoint`) costs one ``GET /models``; only when the
+model is not in that list (or there is no list) does it send one chat completion
+of one token, because some servers (llama.cpp's) serve any model name and others
+(Ollama) list names with a tag the request may leave out.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional
+
+from qrelkit.errors import ModelUnavailable
+
+GIVE_UP_AFTER = 20  # calls in a row the server did not answer, each after its retries
+UNANSWERED_STATUS = frozenset({502, 503, 504})  # a proxy or server saying nothing is behind it
+CHECK_TIMEOUT = 60.0  # one token; a busy server may queue it behind others
+
+
+@dataclass
+class CaseCalls:
+    """What the calls made for one case met: ``unanswered`` when one got no answer from the server."""
+
+    unanswered: bool = False
+
+
+_CASE: ContextVar[Optional[CaseCalls]] = ContextVar("qrelkit_case_calls", default=None)
+
+
+@contextmanager
+def case_calls() -> Iterator[CaseCalls]:
+    """Around judging one case: the calls made inside (child tasks too) report to the value yielded."""
+    calls = CaseCalls()
+    token = _CASE.set(calls)
+    try:
+        yield calls
+    finally:
+        _CASE.reset(token)
+
+
+class Availability:
+    """A client's view of its server: checked once before the first call, given up after
+    ``limit`` unanswered calls in a row (any answered call resets the count)."""
+
+    def __init__(self, limit: int = GIVE_UP_AFTER):
+        self.limit = limit
+        self.in_a_row = 0
+        self.checked = False
+        self.gave_up: Optional[ModelUnavailable] = None
+        self._checking: Optional[asyncio.Future] = None
+
+    async def before_call(self, backend: Any) -> None:
+        if self.gave_up is not None:
+            raise self.gave_up
+        if self.checked:
+            return
+        check = getattr(backend, "check", None)  # optional, like max_concurrency (llm.base.Backend)
+        if check is None:
+            self.checked = True
+            return
+        loop = asyncio.get_running_loop()
+        if self._checking is None or self._checking.get_loop() is not loop:
+            self._checking = asyncio.ensure_future(check())
+        await asyncio.shield(self._checking)  # one check for every call waiting on it
+        self.checked = True
+
+    def answered(self) -> None:
+        self.in_a_row = 0
+
+    def unanswered(self, model_id: str, error: str) -> None:
+        self.in_a_row += 1
+        if self.in_a_row >= self.limit and self.gave_up is None:
+            self.gave_up = ModelUnavailable(
+                f"{model_id}: {self.in_a_row} calls in a row got no answer (last: {error}); "
+                "the server stopped answering. Finished work is saved: start the server again and "
+                "run the same command to continue"
+            )
+        if self.gave_up is not None:
+            raise self.gave_up
+
+
+def mark_unanswered() -> None:
+    """Tell the case being judged (if any) that one of its calls got no answer."""
+    calls = _CASE.get()
+    if calls is not None:
+        calls.unanswered = True
+
+
+# ---- the OpenAI-compatible check ------------------------------------------------------------
+def _served(resp: Any) -> Optional[list[str]]:
+    try:
+        data = resp.json().get("data")
+        return [str(m["id"]) for m in data if isinstance(m, dict) and "id" in m]
+    except (ValueError, AttributeError, TypeError, KeyError):
+        return None
+
+
+def _message(resp: Any) -> str:
+    from qrelkit.llm.openai_backend import _error_message
+
+    return _error_message(resp.content)
+
+
+def _refuse_key(resp: Any, where: str, key_set: bool) -> None:
+    if resp.status_code in (401, 403):
+        fix = "set QRELKIT_API_KEY to a key it accepts" if key_set else "set QRELKIT_API_KEY"
+        raise ModelUnavailable(f"{resp.status_code} at {where} — {fix} (server said: {_message(resp)})")
+
+
+async def _send(http: Any, method: str, where: str, base: str, body: Optional[dict] = None) -> Any:
+    import httpx
+
+    try:
+        if body is None:
+            return await http.get(where)
+        return await http.post(where, content=json.dumps(body).encode())
+    except httpx.TimeoutException:
+        raise ModelUnavailable(f"no answer from {base} within {CHECK_TIMEOUT:g} s — is the server running "
+                               "and not overloaded?") from None
+    except (httpx.TransportError, OSError) as e:
+        raise ModelUnavailable(f"nothing answers at {base} — is the server running? "
+                               f"({type(e).__name__}: {e})") from None
+
+
+async def check_openai_endpoint(url: str, model: str, headers: dict[str, str], trust_env: bool,
+                                key_set: bool, connect_timeout: float = 10.0) -> None:
+    """Raise :class:`ModelUnavailable` saying what to fix when ``url`` cannot serve ``model``:
+    nothing listening, a refused key, no OpenAI API there (404: the URL lacks ``/v1``), or a
+    model the server does not serve. Anything else (a 5xx, say) is left to the run's own calls."""
+    import httpx
+
+    timeout = httpx.Timeout(CHECK_TIMEOUT, connect=connect_timeout)
+    async with httpx.AsyncClient(headers=headers, timeout=timeout, trust_env=trust_env) as http:
+        r = await _send(http, "GET", url + "/models", url)
+        _refuse_key(r, url + "/models", key_set)
+        served = _served(r) if r.status_code == 200 else None
+        if served is not None and model in served:
+            return
+        chat = url + "/chat/completions"
+        ping = {"model": model, "messages": [{"role": "user", "content": "Say OK."}],
+                "max_tokens": 1, "temperature": 0.0}
+        r = await _send(http, "POST", chat, url, ping)
+        _refuse_key(r, chat, key_set)
+        if r.status_code == 200:
+            return
+        if served is not None and r.status_code in (400, 404):
+            raise ModelUnavailable(f"model '{model}' is not served at {url}; it serves: "
+                                   f"{', '.join(served) or 'nothing'}")
+        if r.status_code == 404:
+            raise ModelUnavailable(f"404 at {chat} — does the URL end in /v1? (server said: {_message(r)})")
