@@ -125,7 +125,8 @@ def _canonical(name: str, value: Any) -> Any:
     if value is None:
         return None
     if name == "method":
-        return "auto" if is_auto(value) else parse_spec(value).canonical if isinstance(value, str) else value.canonical
+        return "auto" if is_auto(value) else parse_spec(value, stored=False).canonical if isinstance(value, str) \
+            else value.canonical
     if name == "prefilter":
         from qrelkit.judges import parse_prefilter
 
