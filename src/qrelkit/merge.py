@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from qrelkit.data.atomic import atomic_write
 from qrelkit.errors import UsageError
 from qrelkit.store import Store
 from qrelkit.store.waiting import PEOPLE_METHOD
@@ -160,10 +161,11 @@ def write_merged(result: MergeResult, out: Path) -> Path:
 
 
 def _write_labels(labels: Iterable[MergedLabel], out: Path) -> Path:
+    """Each file whole or not at all (:func:`atomic_write`): a killed export leaves the old
+    file or the new one under each name (the provenance is renamed just before the qrels)."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     side = out.with_name(out.name + ".provenance.jsonl")
-    with open(out, "w", encoding="utf-8") as q, open(side, "w", encoding="utf-8") as p:
+    with atomic_write(out) as q, atomic_write(side) as p:
         for label in labels:
             q.write(f"{label.qid} 0 {label.docid} {label.grade}\n")
             p.write(

@@ -46,7 +46,10 @@ def load_collection(
     which stream; so a malformed qrels or run file leaves the workspace as it
     was. When the same files (by size and mtime) were loaded before, nothing is
     read again unless ``force``. An empty qrels or run file is refused unless
-    ``allow_empty``.
+    ``allow_empty``. From the first write to the last the workspace is marked as
+    loading (:meth:`Store.begin_load`): a load that did not finish (killed, or a bad
+    line among the documents) is refused by every command that reads the
+    collection until a load completes, and is never skipped as already loaded.
     """
     from qrelkit.data import expand_paths, load_qrels, unique_topics
 
@@ -54,7 +57,11 @@ def load_collection(
     inputs = {"topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None, "runs": run_paths}
     fp = _fingerprint([str(topics), str(docs), *( [str(qrels)] if qrels else []), *run_paths])
     previous = store.get_meta("inputs")
-    if not force and previous and previous.get("inputs") == inputs and previous.get("fingerprint") == fp:
+    state = store.load_state()
+    if state == "loading":
+        store.require_loaded()  # another process is loading: refused, naming it
+    if (not force and state == "complete" and previous and previous.get("inputs") == inputs
+            and previous.get("fingerprint") == fp):
         return {**previous["counts"], "reloaded": False}
 
     topic_reader = unique_topics(str(topics))
@@ -62,6 +69,7 @@ def load_collection(
     qrels_file = load_qrels(str(qrels), allow_empty=allow_empty) if qrels else None
     qrels_list = list(qrels_file.qrels()) if qrels_file else []
     run_names = _run_names(run_paths, allow_empty)
+    store.begin_load()  # cleared by finish_load: a load killed in between is shown and refused
     store.upsert_topics(topic_list)
 
     n_docs, doc_repeats = _load_docs(store, str(docs), on_docs)
@@ -71,7 +79,7 @@ def load_collection(
     counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(run_names),
               "duplicates": {"topics": topic_reader.duplicates, "docs": doc_repeats,
                              "qrels": qrels_file.duplicates if qrels_file else 0}}
-    store.set_meta("inputs", {"inputs": inputs, "fingerprint": fp, "counts": counts})
+    store.finish_load({"inputs": inputs, "fingerprint": fp, "counts": counts})
     return {**counts, "reloaded": True}
 
 
@@ -145,6 +153,7 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
     A reference-stratified share stratifies by the workspace's qrels."""
     from qrelkit.allocation import resolve_people
 
+    store.require_loaded()  # the jobs open with Store.create: a partial corpus is refused here too
     allocation = resolve_people(people, human_depth)
     if allocation.name == "depth" and allocation["k_human"] > depth:
         raise UsageError(f"--human-depth {allocation['k_human']} is deeper than --depth {depth}")

@@ -44,9 +44,9 @@ def main(argv: list[str] | None = None) -> None:
         # our user errors propagate here and become one line.
         app(args=args, prog_name="qrelkit", standalone_mode=True)
     except QrelkitError as e:
-        from rich.text import Text
+        from qrelkit.cli._shown import shown_text
 
-        console.print(Text("error: ", style="bold red") + Text(str(e)), highlight=False, soft_wrap=True)
+        console.print(shown_text("error: ", style="bold red") + shown_text(e), highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         console.print("interrupted; finished work is saved in the workspace")
