@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from qrelkit.data._open import PathLike, iter_lines, open_write, strip_gz
-from qrelkit.data.numbers import GRADE_MAX, plain_int
+from qrelkit.data.numbers import INT32_MAX, plain_int
 from qrelkit.data.topics import parse_json_object
 from qrelkit.errors import InputError
 from qrelkit.types import Case
@@ -66,8 +66,8 @@ def _rank(path: PathLike, lineno: int, value: Any) -> int:
     rank = plain_int(value) if isinstance(value, str) else value
     if type(rank) is not int or rank < 0:
         raise InputError(path, lineno, f"best_rank must be a non-negative integer, got {value!r}")
-    if rank > GRADE_MAX:
-        raise InputError(path, lineno, f"best_rank must be at most {GRADE_MAX}, got {value!r}")
+    if rank > INT32_MAX:
+        raise InputError(path, lineno, f"best_rank must be at most {INT32_MAX}, got {value!r}")
     return rank
 
 
