@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from qrelkit.data import load_qrels, load_topics, read_run, unique_docs
 from qrelkit.data import _open as opened
+from qrelkit.data import load_qrels, load_topics, read_run, unique_docs
 from qrelkit.data.cases import read_cases
 from qrelkit.data.numbers import grade_problem, plain_float, plain_int
 from qrelkit.data.rankings import read_ranking
