@@ -58,8 +58,8 @@ def load_collection(
     fp = _fingerprint([str(topics), str(docs), *( [str(qrels)] if qrels else []), *run_paths])
     previous = store.get_meta("inputs")
     state = store.load_state()
-    if state == "loading":
-        store.require_loaded()  # another process is loading: refused, naming it
+    if state == "loading" and not force:
+        store.require_loaded()  # another process is loading: refused, naming it (init, which forces, may)
     if (not force and state == "complete" and previous and previous.get("inputs") == inputs
             and previous.get("fingerprint") == fp):
         return {**previous["counts"], "reloaded": False}

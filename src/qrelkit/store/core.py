@@ -225,8 +225,9 @@ class StoreCore:
         if state == "complete":
             return None
         if state == "loading":
-            pid = (self.get_meta(LOADING).get("process") or {}).get("pid")
-            return f"loading in progress (process {pid}): wait for `qrelkit init` to finish"
+            process = self.get_meta(LOADING).get("process") or {}
+            return (f"loading in progress (process {process.get('pid')} on {process.get('host')}): "
+                    "wait for `qrelkit init` to finish")
         return INTERRUPTED_LOAD
 
     def require_loaded(self) -> None:
