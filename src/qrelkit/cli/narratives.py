@@ -96,10 +96,9 @@ def edit(
             raise UsageError(f"no topic {qid!r} in {ws}")
         row = store.narratives().get(qid)
         if file is not None:
-            try:
-                narrative, instr = parse_edit(file.read_text(encoding="utf-8"))
-            except OSError as e:
-                raise UsageError(f"--file {file}: {e.strerror or e}") from None
+            from qrelkit.data._open import read_text
+
+            narrative, instr = parse_edit(read_text(file))  # a FIFO, a device, binary: one line naming it
             via = "file"
         elif text is not None or instructions is not None:
             narrative, instr, via = (
