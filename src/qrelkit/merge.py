@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from qrelkit.data.atomic import atomic_write
 from qrelkit.errors import UsageError
 from qrelkit.store import Store
 from qrelkit.store.waiting import PEOPLE_METHOD
@@ -176,12 +177,13 @@ def write_merged(result: MergeResult, out: Path) -> Path:
 
 
 def _write_labels(labels: Iterable[MergedLabel], out: Path, fmt: str = "trec") -> Path:
+    """Each file whole or not at all (:func:`atomic_write`): a killed export leaves the old
+    file or the new one under each name (the provenance is renamed just before the qrels)."""
     from qrelkit.interchange.columns import row_writer
 
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     side = out.with_name(out.name + ".provenance.jsonl")
-    with open(out, "w", encoding="utf-8", newline="") as q, open(side, "w", encoding="utf-8") as p:
+    with atomic_write(out, newline="") as q, atomic_write(side) as p:
         write = row_writer(q, fmt, out)
         for label in labels:
             write(label)

@@ -32,6 +32,8 @@ def workspace_status(store: Store) -> dict:
     totals = {**spent.as_dict(), "attempts": spent.attempts, "retries": spent.retries}
     return {
         "workspace": str(store.workspace),
+        # a load killed half-way leaves a partial corpus: said first, and every reading command refuses
+        "load": {"state": store.load_state(), "message": store.load_message()},
         "topics": counts.topics,
         "docs": counts.docs,
         "qrels": counts.qrels,

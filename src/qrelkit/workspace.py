@@ -58,6 +58,10 @@ def load_collection(
     ``allow_empty``. Runs are named by tag or by file (``run_names``,
     :func:`qrelkit.data.runs.unique_names`; ``on_warning`` hears which are not named
     as their files are); `pool` and reports use the stored names.
+    ``allow_empty``. From the first write to the last the workspace is marked as
+    loading (:meth:`Store.begin_load`): a load that did not finish (killed, or a bad
+    line among the documents) is refused by every command that reads the
+    collection until a load completes, and is never skipped as already loaded.
     """
     from qrelkit.data import expand_paths, load_qrels, unique_topics
 
@@ -67,7 +71,11 @@ def load_collection(
         inputs["run_names"] = run_names  # a changed naming reloads; the default keeps old fingerprints
     fp = _fingerprint([str(topics), str(docs), *( [str(qrels)] if qrels else []), *run_paths])
     previous = store.get_meta("inputs")
-    if not force and previous and previous.get("inputs") == inputs and previous.get("fingerprint") == fp:
+    state = store.load_state()
+    if state == "loading" and not force:
+        store.require_loaded()  # another process is loading: refused, naming it (init, which forces, may)
+    if (not force and state == "complete" and previous and previous.get("inputs") == inputs
+            and previous.get("fingerprint") == fp):
         return {**previous["counts"], "reloaded": False}
 
     topic_reader = unique_topics(str(topics))
@@ -75,6 +83,7 @@ def load_collection(
     qrels_file = load_qrels(str(qrels), allow_empty=allow_empty) if qrels else None
     qrels_list = list(qrels_file.qrels()) if qrels_file else []
     names = _run_names(run_paths, allow_empty, run_names, on_warning)
+    store.begin_load()  # cleared by finish_load: a load killed in between is shown and refused
     store.upsert_topics(topic_list)
 
     n_docs, doc_repeats = _load_docs(store, str(docs), on_docs)
@@ -84,7 +93,7 @@ def load_collection(
     counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(names),
               "duplicates": {"topics": topic_reader.duplicates, "docs": doc_repeats,
                              "qrels": qrels_file.duplicates if qrels_file else 0}}
-    store.set_meta("inputs", {"inputs": inputs, "fingerprint": fp, "counts": counts})
+    store.finish_load({"inputs": inputs, "fingerprint": fp, "counts": counts})
     return {**counts, "reloaded": True}
 
 
@@ -200,6 +209,7 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
     from qrelkit.allocation import resolve_people
     from qrelkit.pooling import parse_pool
 
+    store.require_loaded()  # the jobs open with Store.create: a partial corpus is refused here too
     allocation = resolve_people(people, human_depth)
     spec = parse_pool(pool) if pool is not None else None
     if spec is not None and spec.is_plain_depth:

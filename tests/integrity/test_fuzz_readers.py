@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,12 @@ from qrelkit.plan import _SECTIONS, load_plan
 TOKENS = ["q1", "q2", "d1", "d2", "0", "1", "2", "-1", "Q0", "2.5", "nan", "inf", "-inf", "1e999", "x", "",
           "{", "}", "[", "]", '"', ":", ",", "=", "true", "null", "qid", "docid", "text", "ü", "\u2028", "\x00",
           "[inputs]", "[pool]", "[prices]", "depth", "runs", "topics", "a1", "share", "judged", "#"]
+# numbers at the edges (issue 25): huge, negative, NaN and inf, what only Python's int/float read
+# (underscores, Unicode digits), grades at and past the allowed range, digits past int()'s limit
+NUMBERS = ["1" + "0" * 30, "-1" + "0" * 30, "1_0", "1__0", "_1", "\u0661", "\uff15", "\u0e53.5", "NaN", "-nan",
+           "Infinity", "-inf", "+1", "-0", "0x10", "1e-400", "-1e400", "1000", "1001", "-1000", "-1001", "2147483648",
+           "9" * 5000, "1.5e3", "1_000.5", "\u00b2"]
+TOKENS += NUMBERS
 KEYS = ["qid", "query_id", "id", "text", "query", "answers", "narrative", "description", "docid", "doc_id",
         "_id", "doc", "contents", "body", "title", "system", "correct", "model", "share", "best_rank", "runs",
         "judged", "a.run", "a"]
@@ -40,20 +48,26 @@ VALID = ["q1\tfirst query", "q2\tsecond", "d1\tone", "d2\ttitle\ttwo", "q1 0 d1 
          "a\tg1", "a q1 1", '{"system": "a", "qid": "q1", "correct": 1}', "[inputs]", 'topics = "t.tsv"',
          "[pool]", "depth = 10", 'depth = "ten"', "runs = [1, 2]", "[judge]", 'budget = "5%"', "q1\ta1"]
 
+edge_numbers = st.sampled_from([10**30, -(10**30), 2**31, -(2**31) - 1, 1001, -1001, float("nan"), float("inf"),
+                                float("-inf"), 1e308, -0.0])
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8) | st.sampled_from(TOKENS),
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8) | st.sampled_from(TOKENS)
+    | edge_numbers | st.text(st.characters(categories=["Cs"]), min_size=1, max_size=2),  # lone surrogates
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS), inner, max_size=4),
     max_leaves=8,
 )
 token_line = st.lists(st.sampled_from(TOKENS), max_size=8).flatmap(
     lambda toks: st.sampled_from([" ", "\t", "", "  \t"]).map(lambda sep: sep.join(toks)))
-json_line = json_values.map(lambda v: json.dumps(v, allow_nan=True, ensure_ascii=False))
+json_line = st.one_of(json_values.map(lambda v: json.dumps(v, allow_nan=True, ensure_ascii=False)),
+                      json_values.map(lambda v: json.dumps(v, allow_nan=True)))  # surrogates as \\ud800 escapes
 deep_line = st.integers(min_value=1000, max_value=60000).map(lambda n: '{"qid": ' + "[" * n + "]" * n + "}")
 line = st.one_of(st.sampled_from(VALID), token_line, json_line, st.text(max_size=30), deep_line)
 text_file = st.lists(line, max_size=12).flatmap(
     lambda ls: st.sampled_from(["\n", "\r\n"]).map(lambda nl: nl.join(ls).encode("utf-8", "surrogatepass")))
 toml_scalar = st.one_of(st.integers(-5, 5), st.floats(allow_nan=False, allow_infinity=False), st.booleans(),
-                        st.sampled_from(TOKENS + ["t.tsv", "irds:x", "/abs", "5%", "zeroshot"]))
+                        st.sampled_from(TOKENS + ["t.tsv", "irds:x", "/abs", "5%", "zeroshot"]),
+                        st.sampled_from([10**30, -(10**30), 2**63, -3, 0]))
+toml_number = st.sampled_from(["nan", "inf", "-inf", "+inf", "-5.0", "1_0", "1e400", "0x10", "-0", "9" * 30])
 toml_value = st.recursive(toml_scalar, lambda inner: st.lists(inner, max_size=3), max_leaves=5).map(
     lambda v: json.dumps(v).replace("NaN", "nan"))
 toml_key = st.sampled_from(["topics", "docs", "qrels", "runs", "depth", "human_depth", "method", "model", "task",
@@ -61,13 +75,13 @@ toml_key = st.sampled_from(["topics", "docs", "qrels", "runs", "depth", "human_d
                             "seed", "input", "output", "a.run", "model", "x"])
 toml_header = st.sampled_from(["[inputs]", "[pool]", "[judge]", "[evaluate]", '[prices."m"]', "[prices]", "[x]",
                                '["a.run"]', ""])
-toml_line = st.one_of(toml_header, st.tuples(toml_key, toml_value).map(lambda kv: f'"{kv[0]}" = {kv[1]}'))
+toml_line = st.one_of(toml_header, st.tuples(toml_key, toml_value | toml_number).map(lambda kv: f'"{kv[0]}" = {kv[1]}'))
 toml_file = st.lists(toml_line, max_size=10).map(lambda ls: "\n".join(ls).encode())
 malformed = st.one_of(text_file, toml_file, st.binary(max_size=200),
                       text_file.map(lambda b: b[: len(b) // 2] + b"\xff\xfe"))
 # plans shaped like plans: real sections and keys, values of any TOML type
 plan_section = st.sampled_from(sorted(_SECTIONS)).flatmap(lambda sec: st.lists(
-    st.tuples(st.sampled_from(_SECTIONS[sec]), toml_value), max_size=4).map(
+    st.tuples(st.sampled_from(_SECTIONS[sec]), toml_value | toml_number), max_size=4).map(
     lambda kvs: f"[{sec}]\n" + "".join(f"{k} = {v}\n" for k, v in dict(kvs).items())))
 plan_file = st.lists(plan_section, max_size=4, unique=True).map(lambda ss: "".join(ss).encode())
 
@@ -117,3 +131,37 @@ def test_a_malformed_file_is_read_or_refused_with_its_name(reader):
                 assert e.path == str(path), str(e)
 
     check()
+
+
+def _unblock(fifo: Path) -> None:
+    """Open the FIFO's other end, so that a reader stuck in ``open`` goes on (to EOF)."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo"])
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_a_file_that_is_not_a_regular_file_is_refused_with_its_name(reader, kind, tmp_path):
+    names, read, _ = READERS[reader]
+    path = Path(kind)
+    if kind == "fifo":
+        path = tmp_path / names[0]
+        os.mkfifo(path)
+    outcome: list[BaseException | None] = []
+
+    def go() -> None:
+        try:
+            _drain(read(path))
+            outcome.append(None)
+        except BaseException as e:  # noqa: BLE001 (handed to the test thread)
+            outcome.append(e)
+
+    worker = threading.Thread(target=go, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    if worker.is_alive() and kind == "fifo":
+        _unblock(path)
+    assert not worker.is_alive(), f"{reader} still reading {path} after 30 s"
+    assert isinstance(outcome[0], InputError) and "not a regular file" in str(outcome[0]), outcome

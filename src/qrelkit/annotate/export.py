@@ -2,6 +2,7 @@
 
 All votes are exported, excluded ones and attention checks included and
 flagged, so that others can re-derive the decisions with their own rules.
+Each file is written whole or not at all (:func:`qrelkit.data.atomic.atomic_write`).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from qrelkit.annotate.content import task_of
 from qrelkit.annotate.settings import AnnotateSettings, load_settings
 from qrelkit.annotate.votes import METHOD, attention_passed, excluded_users, qrels_threshold
+from qrelkit.data.atomic import atomic_write
 
 VOTES_FILE = "votes.jsonl"
 QRELS_FILE = "decided.qrels"
@@ -42,8 +44,7 @@ def export_annotations(store, out_dir: Path, settings: AnnotateSettings | None =
     rows = store.vote_records()
     n_excl = n_att = 0
     votes_path = out / VOTES_FILE
-    tmp = votes_path.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as f:
+    with atomic_write(votes_path) as f:
         for name, uid, qid, docid, grade, comment, secs, shown, created, kind, expected in rows:
             rec = {
                 "annotator": name, "qid": qid, "docid": docid, "grade": grade, "comment": comment,
@@ -56,12 +57,9 @@ def export_annotations(store, out_dir: Path, settings: AnnotateSettings | None =
                 rec["passed"] = attention_passed(grade, expected, task_of(store, settings, qid), settings, qthr)
             n_excl += uid in excluded
             f.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
-    tmp.replace(votes_path)
     decided = store.judgments(method=METHOD, model="", status="human")
     qrels_path = out / QRELS_FILE
-    tmp = qrels_path.with_suffix(".qrels.tmp")
-    with tmp.open("w", encoding="utf-8") as f:
+    with atomic_write(qrels_path) as f:
         for j in decided:
             f.write(f"{j.qid} 0 {j.docid} {j.grade}\n")
-    tmp.replace(qrels_path)
     return ExportResult(len(rows), n_excl, n_att, len(decided), votes_path, qrels_path)

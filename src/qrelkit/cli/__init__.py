@@ -53,9 +53,9 @@ def main(argv: list[str] | None = None) -> None:
         # its message and exit 130 by the judging commands (judging_progress)
         app(args=args, prog_name="qrelkit", standalone_mode=True)
     except QrelkitError as e:
-        from rich.text import Text
+        from qrelkit.cli._shown import shown_text
 
-        console.print(Text("error: ", style="bold red") + Text(str(e)), highlight=False, soft_wrap=True)
+        console.print(shown_text("error: ", style="bold red") + shown_text(e), highlight=False, soft_wrap=True)
         sys.exit(3 if isinstance(e, ModelUnavailable) else 2)  # 3: a model or server that cannot be used
     except KeyboardInterrupt:
         console.print(interrupted_message(), highlight=False, soft_wrap=True)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
-from rich.console import Console
+
+from qrelkit.cli._shown import SafeConsole, shown
 
 app = typer.Typer(
     name="qrelkit",
@@ -26,8 +27,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# Human-readable output goes to stderr so that stdout stays clean for --json.
-console = Console(stderr=True)
+# Human-readable output goes to stderr so that stdout stays clean for --json; values from the
+# data go through `shown` (qrelkit.cli._shown), and the console escapes control characters anyway.
+console = SafeConsole(stderr=True)
 
 WorkspaceOpt = typer.Option(None, "-w", "--workspace", help="Workspace folder (holds qrelkit.sqlite and exports).")
 JsonOpt = typer.Option(False, "--json", help="Print exactly one JSON object on stdout instead of tables.")
@@ -105,12 +107,13 @@ def writing(out: Path, folder: bool = False) -> Iterator[None]:
 
 
 def fmt(v: object) -> str:
-    """A value in a table cell: 4 decimals for a float, ``-`` for a missing one."""
+    """A value in a table cell: 4 decimals for a float, ``-`` for a missing one, anything
+    else :func:`shown` (it may come from the data)."""
     if v is None:
         return "-"
     if isinstance(v, float):
         return f"{v:.4f}"
-    return str(v)
+    return shown(v)
 
 
 def require_runs(runs: Optional[list[str]], allow_empty: bool = False, run_names: str = "tag") -> list:

@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, fmt, print_json
+from qrelkit.cli._shown import shown
 from qrelkit.cli.measure import ThresholdOpt, groups_table, threshold_of
 from qrelkit.data.qrels import unique_names as _unique
 from qrelkit.data.qrels import version_name as _qrels_name
@@ -136,7 +137,7 @@ def _print_agreement(results: list[dict], reference: str, relevant: str) -> None
     table = Table(title=f"agreement with {reference} ({relevant})")
     table.add_column("measure")
     for r in results:
-        table.add_column(r["name"], justify="right", overflow="fold")
+        table.add_column(shown(r["name"]), justify="right", overflow="fold")
     for c in head + cols + extra:
         table.add_row(c, *[fmt(r.get(c)) for r in results])
     console.print(table)
@@ -159,7 +160,7 @@ def _print_assessors(a: dict) -> None:
         table.add_column(c, justify="right" if c not in ("a", "b") else "left")
     for p in a["pairwise"]:
         if p["pairs"]:
-            table.add_row(p["a"], p["b"], str(p["pairs"]), *[fmt(p[c]) for c in (
+            table.add_row(shown(p["a"]), shown(p["b"]), str(p["pairs"]), *[fmt(p[c]) for c in (
                 "cohen_kappa", "cohen_kappa_graded", "overlap", "overlap_graded")])
     console.print(table)
     if a["groups"]:

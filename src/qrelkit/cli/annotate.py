@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace, writing
+from qrelkit.cli._shown import shown
 
 annotate_app = typer.Typer(
     help="Let people judge escalations and the people's share in a small web app.", no_args_is_help=True
@@ -184,7 +185,7 @@ def users_list(workspace: Optional[Path] = WorkspaceOpt, json_out: bool = JsonOp
         return
     t = Table("name", "admin", "revoked", "link pending", "votes")
     for r in rows:
-        t.add_row(r["name"], "yes" if r["is_admin"] else "", "yes" if r["revoked"] else "",
+        t.add_row(shown(r["name"]), "yes" if r["is_admin"] else "", "yes" if r["revoked"] else "",
                   "yes" if r["link_pending"] else "", str(r["votes"]))
     console.print(t)
 

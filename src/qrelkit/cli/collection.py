@@ -23,6 +23,7 @@ from qrelkit.cli._app import (
     warn_run_names,
     writing,
 )
+from qrelkit.cli._shown import shown
 from qrelkit.errors import UsageError
 
 
@@ -184,7 +185,7 @@ def holes(
     for col in cols:
         table.add_column(col, justify="right")
     for name, vals in sorted(report["runs"].items()):
-        table.add_row(name, *[fmt(vals.get(c)) for c in cols])
+        table.add_row(shown(name), *[fmt(vals.get(c)) for c in cols])
     console.print(table)
     if "note" in report:
         console.print(report["note"])
@@ -294,7 +295,7 @@ def status(
     from qrelkit.store import Store
 
     ws = require_workspace(workspace)
-    with Store.open(ws) as store:
+    with Store.open(ws, loading_ok=True) as store:
         if missing_text:
             pairs = store.pairs_without_text()
             if as_json:
@@ -309,11 +310,13 @@ def status(
     if as_json:
         print_json(st)
         return
+    if st["load"]["message"]:
+        console.print(f"[bold yellow]{st['load']['message']}[/]")
     table = Table(title=f"workspace {ws}", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
     for key, value in _flatten(st):
-        table.add_row(key, fmt(value))
+        table.add_row(shown(key), fmt(value))
     console.print(table)
     console.print("cases.holes: pooled pairs without an original label (what Unjudged@k counts); Hole@k, the "
                   f"holes new labels find relevant, is in `qrelkit holes -w {ws}`")

@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import AllowEmptyOpt, JsonOpt, RunNamesOpt, WorkspaceOpt, app, console, fmt, print_json
+from qrelkit.cli._shown import shown
 from qrelkit.cli.measure import RunsOpt, SeedOpt, load_versions, split_measures, threshold_of
 from qrelkit.errors import UsageError
 
@@ -184,7 +185,7 @@ def _print_scores(scored, keys: list[str], rank_measure: str, judged_only: bool,
         means = {k: s.means(k) for k in keys}
         order = sorted(range(len(s.systems)), key=lambda i: -means[rank_measure][i])
         for i in order:
-            table.add_row(s.systems[i], *[f"{means[k][i]:.4f}" for k in keys])
+            table.add_row(shown(s.systems[i]), *[f"{means[k][i]:.4f}" for k in keys])
         console.print(table)
 
 
@@ -196,7 +197,7 @@ def _print_comparisons(comparisons, rank_measure: str) -> None:
         for col in ("run", "before", "after", "delta", "rank", "move"):
             table.add_column(col, justify="left" if col == "run" else "right")
         for sh in c.shifts:
-            table.add_row(sh.system, f"{sh.score_a:.4f}", f"{sh.score_b:.4f}", f"{sh.delta:+.4f}",
+            table.add_row(shown(sh.system), f"{sh.score_a:.4f}", f"{sh.score_b:.4f}", f"{sh.delta:+.4f}",
                           f"{sh.rank_a} -> {sh.rank_b}", _arrow(sh.rank_shift))
         console.print(table)
         sig = d["significance"]

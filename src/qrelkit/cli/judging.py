@@ -18,6 +18,7 @@ from qrelkit.cli._app import (
     print_json,
     require_workspace,
 )
+from qrelkit.cli._shown import shown
 from qrelkit.cli.jobs import table_options
 
 SUMMARY_KEYS = (
@@ -124,7 +125,7 @@ def escalations(
     for col in ("qid", "docid", "status", "query", "method", "reason"):
         table.add_column(col, overflow="fold")
     for e in items:
-        table.add_row(e["qid"], e["docid"], e["status"], e["query"], e["method"], e["reason"])
+        table.add_row(*(shown(e[k]) for k in ("qid", "docid", "status", "query", "method", "reason")))
     console.print(table)
 
 

@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import fmt
+from qrelkit.cli._shown import shown
 from qrelkit.data.qrels import unique_names as _unique
 from qrelkit.data.qrels import version_name as _qrels_name
 from qrelkit.specs import split_list
@@ -53,5 +54,5 @@ def groups_table(groups: list[dict]) -> Table:
     for c in cols:
         table.add_column(c.replace("fleiss_kappa", "κ").replace("_with_primary", " +primary"), justify="right")
     for g in groups:
-        table.add_row("+".join(g["members"]), *[fmt(g[c]) for c in cols])
+        table.add_row(shown("+".join(g["members"])), *[fmt(g[c]) for c in cols])
     return table

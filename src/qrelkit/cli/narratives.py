@@ -15,6 +15,7 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_workspace
+from qrelkit.cli._shown import shown
 
 narratives_app = typer.Typer(
     help="Relevance narratives induced from people's labels: list (default), edit, generate.",
@@ -55,13 +56,13 @@ def narratives(ctx: typer.Context, workspace: Optional[Path] = WorkspaceOpt, as_
         table.add_column(col, overflow="fold")
     for it in items:
         table.add_row(
-            it["qid"],
-            it["query"],
-            it["variant"],
-            it["model"],
+            shown(it["qid"]),
+            shown(it["query"]),
+            shown(it["variant"]),
+            shown(it["model"]),
             "yes" if it["edited"] else "no",
-            it["narrative"],
-            it["instructions"],
+            shown(it["narrative"]),
+            shown(it["instructions"]),
         )
     console.print(table)
 
@@ -95,10 +96,9 @@ def edit(
             raise UsageError(f"no topic {qid!r} in {ws}")
         row = store.narratives().get(qid)
         if file is not None:
-            try:
-                narrative, instr = parse_edit(file.read_text(encoding="utf-8"))
-            except OSError as e:
-                raise UsageError(f"--file {file}: {e.strerror or e}") from None
+            from qrelkit.data._open import read_text
+
+            narrative, instr = parse_edit(read_text(file))  # a FIFO, a device, binary: one line naming it
             via = "file"
         elif text is not None or instructions is not None:
             narrative, instr, via = (

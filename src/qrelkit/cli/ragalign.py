@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import JsonOpt, RunNamesOpt, app, console, fmt, print_json, require_runs
+from qrelkit.cli._shown import shown
 from qrelkit.cli.measure import RunsOpt, ThresholdOpt, load_versions, threshold_of
 from qrelkit.errors import UsageError
 
@@ -80,7 +81,7 @@ def _ragalign_tables(res: tuple, k: int, threshold: str) -> None:
             v = gv.alignment
             for a in (v.overall, *v.systems):
                 pb = {c.measure: c.r for c in a.pointbiserial}
-                table.add_row(*(g.generator,) * several, v.qrels, a.name, str(a.queries), fmt(a.correct_rate),
+                table.add_row(*(shown(g.generator),) * several, shown(v.qrels), shown(a.name), str(a.queries), fmt(a.correct_rate),
                               fmt(a.hit_rate), fmt(a.ragalign), fmt(pb.get(f"nDCG@{k}")), fmt(pb.get(f"R@{k}")))
     console.print(table)
     corr = Table(title="Across systems: mean retrieval score vs generation accuracy (Pearson / Spearman)")
@@ -89,6 +90,6 @@ def _ragalign_tables(res: tuple, k: int, threshold: str) -> None:
     for g in res:
         for gv in g.versions:
             cs = gv.correlations
-            corr.add_row(g.generator, gv.alignment.qrels, str(cs[0].systems),
+            corr.add_row(shown(g.generator), shown(gv.alignment.qrels), str(cs[0].systems),
                          *(f"{fmt(c.pearson)} / {fmt(c.spearman)}" for c in cs))
     console.print(corr)

@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from qrelkit.cli._app import JsonOpt, RunNamesOpt, app, console, fmt, print_json, require_runs
+from qrelkit.cli._shown import shown
 from qrelkit.cli.measure import RunsOpt, SeedOpt, ThresholdOpt, groups_table, split_measures, threshold_of
 from qrelkit.errors import UsageError
 
@@ -99,7 +100,7 @@ def _print_stability(out: dict, relevant: str) -> None:
               "systems differing"):
         t1.add_column(c, justify="left" if c == "qrels" else "right")
     for name, a in alt.items():
-        t1.add_row(name, *[fmt(a[k]) for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo", "rbo_min", "rbo_res",
+        t1.add_row(shown(name), *[fmt(a[k]) for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo", "rbo_min", "rbo_res",
                                                 "changed_pairs")], f"{a['significant_systems']}/{out['systems']}")
     console.print(t1)
     _print_swaps(out)
@@ -109,7 +110,7 @@ def _print_stability(out: dict, relevant: str) -> None:
     for m in rk_measures:
         t3.add_column(m, justify="right")
     for name, r in out["rankers"].items():
-        t3.add_row(name, *[f"{r[m]['mean']:.3f} ± {r[m]['std']:.3f}" if m in r else "-" for m in rk_measures])
+        t3.add_row(shown(name), *[f"{r[m]['mean']:.3f} ± {r[m]['std']:.3f}" if m in r else "-" for m in rk_measures])
     t3.add_row("best system", *[f"{out['best_system'][m]['mean']:.3f} ± {out['best_system'][m]['std']:.3f}"
                                 for m in rk_measures])
     console.print(t3)
@@ -125,7 +126,7 @@ def _print_swaps(out: dict) -> None:
     for c in ("above (primary)", "below (primary)", "P(swap)"):
         t2.add_column(c)
     for s in swaps:
-        t2.add_row(s["a"], s["b"], fmt(s["probability"]))
+        t2.add_row(shown(s["a"]), shown(s["b"]), fmt(s["probability"]))
     console.print(t2)
 
 
@@ -170,7 +171,7 @@ def leave_out_cmd(
         for i, r in enumerate(g["runs"]):
             table.add_row(
                 f"{g['group']} ({g['dropped']}/{g['dropped_relevant']}, {fmt(g['kendall_tau'])})" if i == 0 else "",
-                r["run"], f"{r[m]['full']:.4f}", f"{r[m]['left_out']:.4f}", f"{r[m]['delta']:+.4f}",
+                shown(r["run"]), f"{r[m]['full']:.4f}", f"{r[m]['left_out']:.4f}", f"{r[m]['delta']:+.4f}",
                 f"{r['rank_full']}→{r['rank_left_out']}",
             )
     console.print(table)

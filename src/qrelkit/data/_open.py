@@ -14,19 +14,22 @@ import json
 import os
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Union
 
+from qrelkit.data.atomic import atomic_write
 from qrelkit.errors import InputError
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 GZIP_MAGIC = b"\x1f\x8b"
+MAX_LINE = 64 << 20  # bytes in one line of an input file; a longer one is refused, not read into memory
 
 
 def is_gzip(path: PathLike) -> bool:
     """True when the file starts with the gzip magic bytes (the suffix is ignored)."""
-    _check_readable(path)
+    check_readable(path)
     with open(path, "rb") as fh:
         return fh.read(2) == GZIP_MAGIC
 
@@ -36,17 +39,21 @@ def strip_gz(name: str) -> str:
     return name[:-3] if name.lower().endswith(".gz") else name
 
 
-def _check_readable(path: PathLike) -> None:
+def check_readable(path: PathLike) -> None:
+    """A missing path, a folder and anything but a regular file are refused before opening:
+    ``/dev/zero`` never ends and a named pipe without a writer blocks ``open`` forever."""
     p = Path(path)
     if not p.exists():
         raise InputError(path, None, "no such file")
     if p.is_dir():
         raise InputError(path, None, "is a directory, expected a file")
+    if not p.is_file():
+        raise InputError(path, None, "not a regular file (a device, pipe or socket); pass a file")
 
 
 def open_binary(path: PathLike) -> IO[bytes]:
     """A binary reader that decompresses transparently when the file is gzip."""
-    _check_readable(path)
+    check_readable(path)
     try:
         if is_gzip(path):
             return gzip.open(path, "rb")
@@ -65,7 +72,9 @@ def read_text(path: PathLike) -> str:
     """A whole small UTF-8 file (a plan, a group map) as text. A directory, an
     unreadable or a binary file is an :class:`InputError`, the last one with the
     line of the first undecodable byte."""
-    _check_readable(path)
+    check_readable(path)
+    if Path(path).stat().st_size > MAX_LINE:
+        raise InputError(path, None, f"larger than {MAX_LINE >> 20} MB (expected a small text file)")
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
@@ -80,47 +89,59 @@ def read_text(path: PathLike) -> str:
 def parse_json(path: PathLike, lineno: int | None, text: str) -> Any:
     """One JSON value, or an :class:`InputError` at ``lineno``. Deeply nested
     input exhausts Python's recursion limit inside the decoder; that is the
-    file's fault too, so it is reported, not raised as a RecursionError."""
+    file's fault too, so it is reported, not raised as a RecursionError. So is
+    a lone surrogate (``"\\ud800"``): JSON's escapes can spell one, Python's
+    decoder accepts it, and it fails only later, when the text is stored."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         hint = " (a JSON array? expected one object per line)" if lineno and text.lstrip().startswith("[") else ""
         raise InputError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}{hint}") from None
     except RecursionError:
         raise InputError(path, lineno, "invalid JSON: nested too deeply") from None
+    if "\\u" in text:  # only an escape can spell a surrogate: valid UTF-8 cannot
+        check_surrogates(path, lineno, value)
+    return value
 
 
-def open_write(path: PathLike) -> IO[str]:
-    """A UTF-8 text writer; gzip when the path ends with ``.gz``. Parent folders
-    are created because exports usually go to fresh output folders. A path that
-    is a folder or cannot be written is an :class:`InputError` naming it."""
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(path, None, "is a directory, expected a file to write")
+def check_surrogates(path: PathLike, lineno: int | None, value: Any) -> None:
+    """An :class:`InputError` when a string in ``value`` (keys included) holds a lone surrogate."""
+    todo = [value]
+    while todo:  # iterative: the decoder accepted nesting close to the recursion limit
+        v = todo.pop()
+        if isinstance(v, dict):
+            todo.extend(v.keys())
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+        elif isinstance(v, str) and not _encodable(v):
+            bad = next(ch for ch in v if 0xD800 <= ord(ch) <= 0xDFFF)
+            raise InputError(path, lineno, f"invalid Unicode (lone surrogate \\u{ord(bad):04x})")
+
+
+def _encodable(text: str) -> bool:
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if p.name.lower().endswith(".gz"):
-            # mtime=0 keeps the bytes deterministic: same qrels, same file.
-            raw = gzip.GzipFile(filename="", mode="wb", fileobj=open(p, "wb"), mtime=0)  # noqa: SIM115 (caller closes)
-            return _ClosingTextWrapper(raw)
-        return open(p, "w", encoding="utf-8", newline="\n")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot write: {exc.strerror or exc}") from None
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
-class _ClosingTextWrapper(io.TextIOWrapper):
-    """GzipFile does not close a fileobj it was handed; this closes both."""
-
-    def __init__(self, raw: gzip.GzipFile):
-        super().__init__(raw, encoding="utf-8", newline="\n")
-        self._fileobj = raw.fileobj
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            if self._fileobj is not None and not self._fileobj.closed:
-                self._fileobj.close()
+@contextmanager
+def open_write(path: PathLike) -> Iterator[IO[str]]:
+    """``with open_write(path) as f``: a UTF-8 text writer, gzip when the path ends with
+    ``.gz``, written whole or not at all (:func:`qrelkit.data.atomic.atomic_write`). Parent
+    folders are created because exports usually go to fresh output folders. A path that is a
+    folder or cannot be written is an :class:`InputError` naming it."""
+    if not Path(path).name.lower().endswith(".gz"):
+        with atomic_write(path, "w") as fh:
+            yield fh
+        return
+    with atomic_write(path, "wb") as raw:
+        # mtime=0 keeps the bytes deterministic: same qrels, same file.
+        packed = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+        with io.TextIOWrapper(packed, encoding="utf-8", newline="\n") as fh:
+            yield fh
 
 
 def decode_line(path: PathLike, lineno: int, raw: bytes) -> str:
@@ -134,6 +155,20 @@ def decode_line(path: PathLike, lineno: int, raw: bytes) -> str:
     return text.rstrip("\r\n")
 
 
+def bounded_lines(path: PathLike, fh: IO[bytes]) -> Iterator[bytes]:
+    """The raw lines of ``fh``, each at most :data:`MAX_LINE` bytes (not counting its
+    newline): a longer one is an :class:`InputError` naming it, before it fills memory
+    (a binary file, or a file with no newlines). Costs 50 ns a line over plain iteration."""
+    readline = fh.readline
+    limit = MAX_LINE + 1
+    lineno = 0
+    while raw := readline(limit):
+        lineno += 1
+        if len(raw) == limit and not raw.endswith(b"\n"):
+            raise InputError(path, lineno, f"line longer than {MAX_LINE >> 20} MB (a binary file, or no newlines?)")
+        yield raw
+
+
 def iter_raw_lines(path: PathLike) -> Iterator[tuple[int, int, bytes]]:
     """``(line number, byte offset, raw bytes)`` for every line. Offsets are
     positions in the *decompressed* stream; they are only seekable for plain files."""
@@ -142,7 +177,7 @@ def iter_raw_lines(path: PathLike) -> Iterator[tuple[int, int, bytes]]:
     offset = 0
     try:
         with fh:
-            for raw in fh:
+            for raw in bounded_lines(path, fh):
                 lineno += 1
                 yield lineno, offset, raw
                 offset += len(raw)

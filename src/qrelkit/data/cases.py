@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from qrelkit.data._open import PathLike, iter_lines, open_write, strip_gz
+from qrelkit.data.numbers import INT32_MAX, plain_int
 from qrelkit.data.topics import parse_json_object
 from qrelkit.errors import InputError
 from qrelkit.types import Case
@@ -61,12 +62,12 @@ def _share(path: PathLike, lineno: int, value: Any) -> str:
 
 
 def _rank(path: PathLike, lineno: int, value: Any) -> int:
-    try:
-        rank = int(value)
-        if isinstance(value, (bool, float)) or rank < 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        raise InputError(path, lineno, f"best_rank must be a non-negative integer, got {value!r}") from None
+    """A JSON integer or a plain ASCII one (:mod:`qrelkit.data.numbers`), 0 to 2^31-1."""
+    rank = plain_int(value) if isinstance(value, str) else value
+    if type(rank) is not int or rank < 0:
+        raise InputError(path, lineno, f"best_rank must be a non-negative integer, got {value!r}")
+    if rank > INT32_MAX:
+        raise InputError(path, lineno, f"best_rank must be at most {INT32_MAX}, got {value!r}")
     return rank
 
 

@@ -30,7 +30,7 @@ from typing import Any, Self
 import msgspec
 
 from qrelkit.data import irds
-from qrelkit.data._open import PathLike, decode_line, is_gzip, iter_lines, iter_raw_lines
+from qrelkit.data._open import PathLike, check_readable, decode_line, is_gzip, iter_lines, iter_raw_lines
 from qrelkit.data.topics import detect_format, json_id, parse_json_object, pick
 from qrelkit.data.unique import UniqueById
 from qrelkit.errors import InputError
@@ -179,10 +179,7 @@ class DocIndex:
             count = irds.doc_count(source, store)
             return cls(source, None, None, "irds", True, count or 0, None, irds_docs=store)
         p = Path(path)
-        if not p.exists():
-            raise InputError(path, None, "no such file")
-        if p.is_dir():
-            raise InputError(path, None, "is a directory, expected a file")
+        check_readable(path)
         cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         cache.mkdir(parents=True, exist_ok=True)
         index_path = cache / f"{strip_name(p)}.{_signature(p)}.docindex.sqlite"

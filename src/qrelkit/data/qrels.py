@@ -1,7 +1,7 @@
 """TREC qrels: ``qid iter docid grade``, one label per line, whitespace-separated.
 
-The ``iter`` column is ignored, as trec_eval ignores it. Grades must be
-integers; negative grades (some TREC tracks use -1 or -2 for spam or junk) are
+The ``iter`` column is ignored, as trec_eval ignores it. Grades must be plain
+ASCII integers within 32 bits (:mod:`qrelkit.data.numbers`); negative grades (some TREC tracks use -1 or -2 for spam or junk) are
 kept as they are, so that a qrels file survives a read/write round trip
 unchanged; they count as non-relevant wherever a threshold is applied.
 
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from qrelkit.data import irds
 from qrelkit.data._open import PathLike, iter_lines, open_write
+from qrelkit.data.numbers import grade_problem
 from qrelkit.errors import InputError
 from qrelkit.types import Qrel
 
@@ -42,11 +43,10 @@ def _parse(path: PathLike, lineno: int, line: str) -> Qrel:
     if len(cols) != 4:
         raise InputError(path, lineno, f"expected 4 columns (qid iter docid grade), got {len(cols)}")
     qid, _iter, docid, grade = cols
-    try:
-        value = int(grade)
-    except ValueError:
-        raise InputError(path, lineno, f"grade must be an integer, got {grade!r}") from None
-    return Qrel(qid, docid, value)
+    problem = grade_problem(grade)
+    if problem is not None:
+        raise InputError(path, lineno, problem)
+    return Qrel(qid, docid, int(grade))
 
 
 def _iter_with_lines(path: PathLike, allow_empty: bool) -> Iterator[tuple[int, Qrel]]:

@@ -25,7 +25,7 @@ import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from qrelkit.data._open import PathLike, open_binary
+from qrelkit.data._open import PathLike, bounded_lines, open_binary
 from qrelkit.data.runs import Run, expand_paths, read_run, unique_names
 
 
@@ -50,7 +50,7 @@ def _fast(path: PathLike, max_depth: int | None) -> Ranking | None:
     tags: list[str] = []
     try:
         with open_binary(path) as fh:
-            for lineno, raw in enumerate(fh, start=1):
+            for lineno, raw in enumerate(bounded_lines(path, fh), start=1):
                 cols = raw.decode("utf-8").split()
                 if len(cols) != 6:
                     if cols:
@@ -59,6 +59,8 @@ def _fast(path: PathLike, max_depth: int | None) -> Ranking | None:
                 qid, _q0, docid, _rank, score, tag = cols
                 if lineno == 1 and qid.startswith("\ufeff"):
                     qid = qid[1:]
+                if "_" in score or not score.isascii():
+                    return None  # Python's float reads 1_0 and Unicode digits; read_run refuses them
                 by_topic.setdefault(qid, []).append((float(score), docid))
                 if tag not in tags:
                     tags.append(tag)

@@ -5,7 +5,8 @@ must agree with what everyone else computes from the same file: documents are
 ordered by score descending, ties broken by docid descending (plain string
 comparison, as trec_eval's ``strcmp``). trec_eval ignores the rank column,
 and so does the ordering here; the file's rank is kept as ``RunEntry.file_rank``
-(0 when it is not an integer, which trec_eval also tolerates) and ``rank`` is
+(0 when it is not a plain ASCII integer, which trec_eval also tolerates; scores are
+plain ASCII numbers too, :mod:`qrelkit.data.numbers`) and ``rank`` is
 the 1-based position after sorting. The ``Q0`` column is ignored too (some
 files write ``0``).
 
@@ -29,13 +30,13 @@ otherwise arbitrary.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from qrelkit.data import irds
 from qrelkit.data._open import PathLike, iter_lines, open_write, strip_gz
+from qrelkit.data.numbers import number_problem, plain_float, plain_int
 from qrelkit.data.qrels import check_trec_id
 from qrelkit.errors import InputError
 from qrelkit.types import RunEntry
@@ -100,16 +101,10 @@ def read_run(path: PathLike, max_depth: int | None = None, allow_empty: bool = F
         if len(cols) != 6:
             raise InputError(path, lineno, f"expected 6 columns (qid Q0 docid rank score tag), got {len(cols)}")
         qid, _q0, docid, rank, score_text, tag = cols
-        try:
-            score = float(score_text)
-        except ValueError:
-            raise InputError(path, lineno, f"score must be a number, got {score_text!r}") from None
-        if math.isnan(score):
-            raise InputError(path, lineno, f"score must be a number, got {score_text!r}")
-        try:
-            file_rank = int(rank)
-        except ValueError:
-            file_rank = 0
+        score = plain_float(score_text)
+        if score is None:
+            raise InputError(path, lineno, number_problem(score_text))
+        file_rank = plain_int(rank) or 0
         seen = lines_of.setdefault(qid, {})
         if docid in seen:
             raise InputError(

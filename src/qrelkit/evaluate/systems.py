@@ -150,10 +150,18 @@ def resolve_measures(names: Iterable[str] = DEFAULT_MEASURES, threshold: int = D
 
 
 def qrels_dict(pairs: Mapping[Pair, int]) -> dict[str, dict[str, int]]:
-    """``{qid: {docid: grade}}``: the shape pytrec_eval wants."""
+    """``{qid: {docid: grade}}``: the shape pytrec_eval wants.
+
+    trec_eval sizes its per-grade arrays by a topic's largest grade plus one, so a topic whose
+    grades are all below -1 (only -2 "junk" labels) crashes pytrec_eval 0.5 with a segmentation
+    fault (issue 25). Every negative grade is non-relevant, and unjudged for trec_eval's -J
+    alike, so such a topic's grades are given to it as -1: the same scores, no crash."""
     out: dict[str, dict[str, int]] = {}
     for (qid, docid), grade in pairs.items():
         out.setdefault(qid, {})[docid] = int(grade)
+    for qid, grades in out.items():
+        if max(grades.values()) < -1:
+            out[qid] = dict.fromkeys(grades, -1)
     return out
 
 

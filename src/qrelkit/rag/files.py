@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from qrelkit.data._open import PathLike, iter_lines, open_write
+from qrelkit.data._open import PathLike, check_surrogates, iter_lines, open_write
 from qrelkit.errors import InputError
 from qrelkit.store.rag import Answer, Grade
 from qrelkit.types import Usage
@@ -60,6 +60,7 @@ def read_answers(path: PathLike) -> tuple[Answer, ...]:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise InputError(path, lineno, f"not valid JSON: {e.msg}") from None
+        check_surrogates(path, lineno, obj)
         if not isinstance(obj, dict):
             raise InputError(path, lineno, "expected a JSON object")
         missing = [k for k in _REQUIRED if k not in obj]

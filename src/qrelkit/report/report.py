@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Un
 import numpy as np
 from markupsafe import Markup, escape
 
+from qrelkit.data.atomic import atomic_write
 from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.report import plots
 from qrelkit.report.gathering import MergedTally, full_rankings, workspace_runs
@@ -318,9 +319,11 @@ def write_report(inp: ReportInputs, out: Union[str, Path]) -> ReportFiles:
     env.filters["arrow"] = _arrow
     env.filters["ident"] = _ident
     html = env.get_template("report.html").render(r=data, figs=figs)
-    out.write_text(html, encoding="utf-8")
     json_path = out.with_name("report.json") if out.suffix.lower() == ".html" else out.with_suffix(".json")
-    json_path.write_text(json.dumps(_clean(data), indent=2, default=_default) + "\n", encoding="utf-8")
+    with atomic_write(json_path) as f:  # each whole, the JSON twin first (see qrelkit.data.atomic)
+        f.write(json.dumps(_clean(data), indent=2, default=_default) + "\n")
+    with atomic_write(out) as f:
+        f.write(html)
     sections = {k: ("ok" if v.get("available") else v.get("reason")) for k, v in data.items()
                 if isinstance(v, dict) and "available" in v}
     return ReportFiles(out, json_path, sections, inp.threshold.to_dict() if inp.threshold is not None else {},

@@ -6,7 +6,8 @@ worker threads and the event loop can share it. Transactions nest: an inner
 several typed store calls atomic (a vote's check, insert and decision) without
 ever touching SQL itself. WAL mode lets several processes read while one
 writes; writers wait on each other through SQLite's busy timeout instead of
-failing.
+failing. A meta flag marks a collection load under way, so that a load killed
+half-way is told from a complete one (:meth:`StoreCore.begin_load`).
 """
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Optional
 
 from qrelkit.errors import InputError, UsageError
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, split_sql
 
+LOADING = "loading"  # the meta key that marks a load under way
+INTERRUPTED_LOAD = "loading interrupted: run init again"
 BULK_CACHE_KIB = 16384  # page cache while bulk loading (SQLite's default is 2,000 KiB)
 
 
@@ -55,12 +58,21 @@ class StoreCore:
         return cls._connect(ws)
 
     @classmethod
-    def open(cls, workspace: Path | str):
-        """Open an existing workspace; a missing one is a user error."""
+    def open(cls, workspace: Path | str, loading_ok: bool = False):
+        """Open an existing workspace; a missing one is a user error, and so is one whose
+        collection is not completely loaded (see :meth:`load_state`) unless ``loading_ok``
+        (`status`, which says so)."""
         ws = Path(workspace)
         if not (ws / DB_NAME).exists():
             raise UsageError(f"{ws}: not a qrelkit workspace (no {DB_NAME}); run `qrelkit init -w {ws} ...` first")
-        return cls._connect(ws)
+        store = cls._connect(ws)
+        if not loading_ok:
+            try:
+                store.require_loaded()
+            except BaseException:
+                store.close()
+                raise
+        return store
 
     @classmethod
     def _connect(cls, ws: Path):
@@ -180,3 +192,46 @@ class StoreCore:
             "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
             (key, json.dumps(value, sort_keys=True)),
         )
+
+    # ---- the collection's load ---------------------------------------------
+    def begin_load(self) -> None:
+        """Mark the collection as being loaded, before the load's first write. Documents
+        commit in batches, so a load killed half-way (SIGKILL, a lost machine) used to leave a
+        partial corpus that every later command took for the whole one (issue 25); the mark
+        stays until :meth:`finish_load` and makes them refuse."""
+        from qrelkit.store.commands import this_process
+
+        self.set_meta(LOADING, {"process": this_process(), "started_at": now()})
+
+    def finish_load(self, inputs: Any) -> None:
+        """Record what was loaded (``inputs`` meta) and clear the mark, in one transaction."""
+        with self.transaction():
+            self.set_meta("inputs", inputs)
+            self.execute("DELETE FROM meta WHERE key=?", (LOADING,))
+
+    def load_state(self) -> str:
+        """``complete``, ``loading`` (a live process is loading) or ``interrupted``."""
+        from qrelkit.store.commands import process_alive
+
+        mark = self.get_meta(LOADING)
+        if mark is None:
+            return "complete"
+        alive = process_alive(mark.get("process"), mark.get("started_at", 0.0))
+        return "loading" if alive else "interrupted"
+
+    def load_message(self) -> Optional[str]:
+        """What `status` and a refused command say about an unfinished load (None when complete)."""
+        state = self.load_state()
+        if state == "complete":
+            return None
+        if state == "loading":
+            process = self.get_meta(LOADING).get("process") or {}
+            return (f"loading in progress (process {process.get('pid')} on {process.get('host')}): "
+                    "wait for `qrelkit init` to finish")
+        return INTERRUPTED_LOAD
+
+    def require_loaded(self) -> None:
+        """A :class:`UsageError` unless the collection is completely loaded."""
+        message = self.load_message()
+        if message is not None:
+            raise UsageError(f"{self.workspace}: {message}")
