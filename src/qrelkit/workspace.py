@@ -37,17 +37,25 @@ def _fingerprint(paths: Sequence[str]) -> str:
     return h.hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class LoadSettings:
+    """How a collection is loaded: progress, reloading, empty files, run names (the keywords of :func:`load_collection`)."""
+
+    on_docs: Optional[Callable[[int], None]] = None
+    force: bool = False
+    allow_empty: bool = False
+    run_names: str = "tag"
+    on_warning: Optional[Callable[[str], None]] = None
+
+
 def load_collection(
     store: Store,
     topics: str,
     docs: str,
     qrels: Optional[str] = None,
     runs: Sequence[str] = (),
-    on_docs: Optional[Callable[[int], None]] = None,
-    force: bool = False,
-    allow_empty: bool = False,
-    run_names: str = "tag",
-    on_warning: Optional[Callable[[str], None]] = None,
+    settings: "Optional[LoadSettings]" = None,
+    **given: Any,
 ) -> dict:
     """Load topics, docs, qrels and runs into the workspace (upserts).
 
@@ -59,6 +67,9 @@ def load_collection(
     :func:`qrelkit.data.runs.unique_names`; ``on_warning`` hears which are not named
     as their files are); `pool` and reports use the stored names.
     """
+    s = settings if settings is not None else LoadSettings(**given)
+    on_docs, force, allow_empty = s.on_docs, s.force, s.allow_empty
+    run_names, on_warning = s.run_names, s.on_warning
     from qrelkit.data import expand_paths, load_qrels, unique_topics
 
     run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []

@@ -452,7 +452,7 @@ def report_from_store(
             if len(versions) == 2 and len(runs) >= 2:
                 from qrelkit.evaluate.compare import compare_versions
 
-                comparison = compare_versions(versions[0], versions[1], measure, seed=seed)
+                comparison = compare_versions(versions[0], versions[1], measure=measure, seed=seed)
         else:
             notes.append("no labels at all: scores are not shown")
         if original:
