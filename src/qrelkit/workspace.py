@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Optional, Sequence
 
@@ -39,7 +40,8 @@ def _fingerprint(paths: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class LoadSettings:
-    """How a collection is loaded: progress, reloading, empty files, run names (the keywords of :func:`load_collection`)."""
+    """How a collection is loaded: progress, reloading, empty files, run names (the keywords of
+    :func:`load_collection`)."""
 
     on_docs: Optional[Callable[[int], None]] = None
     force: bool = False
