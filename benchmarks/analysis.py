@@ -75,7 +75,7 @@ def main() -> int:
                   lambda: evaluate_versions(prepared, versions, DEFAULT_MEASURES, 2),
                   lambda r: f"{len(r)} versions x {len(r[0].systems)} systems x {len(r[0].topics)} topics")
     comps = step("compare 5 versions with NIST (bootstrap 1000, Wilcoxon+BH)",
-                 lambda: [compare_versions(scored[0], s, "nDCG@10", bootstrap=1000) for s in scored[1:]],
+                 lambda: [compare_versions(scored[0], s, measure="nDCG@10", bootstrap=1000) for s in scored[1:]],
                  lambda r: "tau " + ", ".join(f"{c.correlation.kendall_tau.value:.3f}" for c in r))
     step("agreement of 4 LLM qrels with NIST",
          lambda: [compare_labels(nist, llm[n]) for n in LLM],

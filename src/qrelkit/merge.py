@@ -22,12 +22,13 @@ from typing import Optional
 
 from qrelkit.data.atomic import atomic_write
 from qrelkit.errors import UsageError
+from qrelkit.relevance import ADJUDICATED, AUTO, CONSENSUS, DROPPED
 from qrelkit.store import Store
 from qrelkit.store.waiting import PEOPLE_METHOD
 from qrelkit.types import Provenance
 
 Pair = tuple[str, str]
-LABELLED_STATUSES = ("consensus", "auto", "adjudicated", "dropped", "human", "oracle")
+LABELLED_STATUSES = (CONSENSUS, AUTO, ADJUDICATED, DROPPED, "human", "oracle")
 
 
 @dataclass(frozen=True)

@@ -31,11 +31,12 @@ with the source ``auto-graded``: nothing is relevant yet either way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
-from qrelkit import prompts
-from qrelkit.data.qrels import as_pairs
 from qrelkit.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from qrelkit import prompts
 
 ANSWER = "answer"
 GRADED = "graded"
@@ -79,7 +80,9 @@ class Task:
     def binary(self, grade: int) -> int:
         return int(grade >= self.threshold) if self.graded else int(grade >= 1)
 
-    def template(self) -> prompts.Template:
+    def template(self) -> "prompts.Template":
+        from qrelkit import prompts  # the ground floor imports nothing above it at import time
+
         return prompts.load(f"task_{self.name}")
 
     def decision_schema(self, *extra: tuple[str, dict]) -> dict:
@@ -134,6 +137,8 @@ def resolve_threshold(spec: Union[str, int, None], qrels: Any, path: Optional[ob
 
     ``path`` names the reference in the error raised for a given threshold
     above the largest grade (the workspace's qrels when there is no file)."""
+    from qrelkit.data.qrels import as_pairs  # not at import time: the store imports this module
+
     wanted = parse_threshold(spec)
     grades = as_pairs(qrels).values()
     top = max(grades, default=None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Optional, Sequence
 
@@ -37,17 +38,26 @@ def _fingerprint(paths: Sequence[str]) -> str:
     return h.hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class LoadSettings:
+    """How a collection is loaded: progress, reloading, empty files, run names (the keywords of
+    :func:`load_collection`)."""
+
+    on_docs: Optional[Callable[[int], None]] = None
+    force: bool = False
+    allow_empty: bool = False
+    run_names: str = "tag"
+    on_warning: Optional[Callable[[str], None]] = None
+
+
 def load_collection(
     store: Store,
     topics: str,
     docs: str,
     qrels: Optional[str] = None,
     runs: Sequence[str] = (),
-    on_docs: Optional[Callable[[int], None]] = None,
-    force: bool = False,
-    allow_empty: bool = False,
-    run_names: str = "tag",
-    on_warning: Optional[Callable[[str], None]] = None,
+    settings: "Optional[LoadSettings]" = None,
+    **given: Any,
 ) -> dict:
     """Load topics, docs, qrels and runs into the workspace (upserts).
 
@@ -63,6 +73,9 @@ def load_collection(
     line among the documents) is refused by every command that reads the
     collection until a load completes, and is never skipped as already loaded.
     """
+    s = settings if settings is not None else LoadSettings(**given)
+    on_docs, force, allow_empty = s.on_docs, s.force, s.allow_empty
+    run_names, on_warning = s.run_names, s.on_warning
     from qrelkit.data import expand_paths, load_qrels, unique_topics
 
     run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []

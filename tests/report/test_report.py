@@ -39,7 +39,7 @@ def explicit_inputs(evil_name: str = "sys0") -> ReportInputs:
     return ReportInputs(
         title="explicit",
         versions=(before_s, after_s),
-        comparison=compare_versions(before_s, after_s, "nDCG@10", bootstrap=50),
+        comparison=compare_versions(before_s, after_s, measure="nDCG@10", bootstrap=50),
         holes=hole_rates(runs, qrels, after, 10),
         saturation=pool_growth(runs, qrels, after, orders=3),
         agreements=(compare_labels(qrels, after, name="after vs before"),),

@@ -23,6 +23,7 @@ import hashlib
 from typing import Optional
 
 from qrelkit.annotate.content import AgentTurn, Round, parse_history
+from qrelkit.relevance import ESCALATE
 
 FALLBACK = (
     AgentTurn(stance="relevant", label=1, grade=None, evidence=(),
@@ -50,7 +51,7 @@ def _own(store, qid: str, docid: str) -> Optional[Round]:
 
 def _borrowed(store, qid: str, docid: str) -> Optional[Round]:
     donors = []
-    for j in store.judgments(status="escalate"):
+    for j in store.judgments(status=ESCALATE):
         if j.qid == qid:
             continue  # arguments from unrelated items only
         r = _conflicting_last_round(parse_history(j.provenance))

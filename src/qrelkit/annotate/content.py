@@ -21,6 +21,7 @@ from typing import Any, Iterable, Optional
 from markupsafe import Markup, escape
 
 from qrelkit.annotate.settings import AnnotateSettings
+from qrelkit.relevance import ERROR, ESCALATE
 from qrelkit.types import Provenance
 
 # The graded scale (TREC Deep Learning's definitions) and the binary answer task.
@@ -264,12 +265,12 @@ def why_asked(provenance: Any, history: tuple[Round, ...]) -> str:
     except (ValueError, TypeError):
         prov = {}
     status, reason = prov.get("status"), str(prov.get("reason") or "")
-    if history and status != "error":
+    if history and status != ERROR:
         n = len(history[-1].agents)
         who = "two" if n == 2 else str(n)
         return (f"The {who} AI assessors still disagreed after round {history[-1].number}, "
                 "so the case needs people to decide.")
-    if status == "error":
+    if status == ERROR:
         return f"The AI judge could not decide ({reason or 'its calls failed'}), so people decide."
     return f"The AI judge was not sure enough{f' ({reason})' if reason else ''}, so people decide."
 
@@ -313,7 +314,7 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
     elif kind == "escalation":
         why = why_asked(escalation_provenance(store, qid, docid), history or ())
     else:  # an attention check reads like the escalation it imitates
-        why = why_asked({"status": "escalate"}, history or ())
+        why = why_asked({"status": ESCALATE}, history or ())
     return CaseView(
         qid=qid, docid=docid, kind=shown_kind,
         task=task_for(answers, settings), query=text, title=doc.title, document=doc.text,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from qrelkit.annotate.content import escalation_history, people_label, task_of, valid_grades
 from qrelkit.annotate.settings import AnnotateSettings
@@ -110,6 +110,15 @@ def decide(grades: list[int], task: str) -> Optional[int]:
     return a if a == b else None
 
 
+@dataclass(frozen=True)
+class VoteDetails:
+    """What a vote carries besides its grade (the keywords of :func:`cast_vote`)."""
+
+    comment: str = ""
+    seconds: Optional[float] = None
+    now: Optional[float] = None
+
+
 def cast_vote(
     store,
     settings: AnnotateSettings,
@@ -117,11 +126,12 @@ def cast_vote(
     qid: str,
     docid: str,
     grade: int,
-    comment: str = "",
-    seconds: Optional[float] = None,
-    now: Optional[float] = None,
+    details: "Optional[VoteDetails]" = None,
+    **given: Any,
 ) -> VoteOutcome:
     """Record one vote if the case is open to this annotator, and decide the case when it is complete."""
+    s = details if details is not None else VoteDetails(**given)
+    comment, seconds, now = s.comment, s.seconds, s.now
     now = time.time() if now is None else now
     comment = (comment or "").strip()
     if len(comment) > MAX_COMMENT:

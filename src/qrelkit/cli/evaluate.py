@@ -126,8 +126,9 @@ def evaluate(
         return [n for n, gone in zip(systems, absent_in) if label in gone]
 
     comparisons = [
-        compare_versions(scored[0], s, rank_measure, rbo_p, bootstrap, seed, test, correction, alpha,
-                         on_missing, (absent(scored[0].label), absent(s.label)), top_k)
+        compare_versions(scored[0], s, measure=rank_measure, rbo_p=rbo_p, bootstrap=bootstrap, seed=seed, test=test,
+                         correction=correction, alpha=alpha, on_missing=on_missing,
+                         absent=(absent(scored[0].label), absent(s.label)), top_k=top_k)
         for s in scored[1:]
     ] if len(systems) >= 2 else []
 

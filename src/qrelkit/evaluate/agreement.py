@@ -31,13 +31,15 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
+from qrelkit.relevance import ADJUDICATED, AUTO, CONSENSUS, DROPPED, ERROR, ESCALATE
+
 Pair = tuple[str, str]
 
 # Statuses whose judgments carry a label decided by the method itself, without escalation.
-AUTO_STATUSES = ("consensus", "auto")
+AUTO_STATUSES = (CONSENSUS, AUTO)
 # Statuses of cases the method would not decide on its own.
-ESCALATED_STATUSES = ("escalate", "error", "adjudicated")
-LABELLED_STATUSES = ("consensus", "auto", "adjudicated", "dropped", "human", "oracle", "original")
+ESCALATED_STATUSES = (ESCALATE, ERROR, ADJUDICATED)
+LABELLED_STATUSES = (CONSENSUS, AUTO, ADJUDICATED, DROPPED, "human", "oracle", "original")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ Version ``a`` is the reference ("before"), ``b`` the new one ("after").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Optional, Sequence
 
 from qrelkit.errors import UsageError
 from qrelkit.evaluate.correlation import (
@@ -78,25 +78,38 @@ class VersionComparison:
         }
 
 
+@dataclass(frozen=True)
+class ComparisonSettings:
+    """How two qrels versions' leaderboards are compared (the keywords of :func:`compare_versions`)."""
+
+    measure: str = "nDCG@10"
+    rbo_p: float = 0.9
+    bootstrap: int = 1000
+    seed: int = 0
+    test: str = "wilcoxon"
+    correction: str = "bh"
+    alpha: float = 0.05
+    on_missing: str = "worst"
+    absent: tuple[Sequence[str], Sequence[str]] = ((), ())
+    top_k: int = TOP_K
+
+
 def compare_versions(
     a: TopicScores,
     b: TopicScores,
-    measure: str = "nDCG@10",
-    rbo_p: float = 0.9,
-    bootstrap: int = 1000,
-    seed: int = 0,
-    test: str = "wilcoxon",
-    correction: str = "bh",
-    alpha: float = 0.05,
-    on_missing: str = "worst",
-    absent: tuple[Sequence[str], Sequence[str]] = ((), ()),
-    top_k: int = TOP_K,
+    settings: "Optional[ComparisonSettings]" = None,
+    **given: Any,
 ) -> VersionComparison:
     """Compare two versions on the systems and topics they share.
 
     ``absent``: the systems each version's leaderboard does not hold (a run that retrieved none of
     its topics), settled by ``on_missing`` (:func:`qrelkit.evaluate.correlation.align`); ``worst``
     keeps them as scored, 0 on every topic, which is what comparisons did before the option."""
+    s = settings if settings is not None else ComparisonSettings(**given)
+    measure, rbo_p, bootstrap = s.measure, s.rbo_p, s.bootstrap
+    seed, test, correction = s.seed, s.test, s.correction
+    alpha, on_missing, absent = s.alpha, s.on_missing, s.absent
+    top_k = s.top_k
     shared = [s for s in a.systems if s in b.systems]
     alignment = align(shared, absent[0], absent[1], on_missing, (a.label, b.label))
     systems = list(alignment.systems)

@@ -197,24 +197,36 @@ def _cube(prepared, prim, labels, names, spec, threshold, base) -> _Cube:
     return _Cube(cube, covered, tuple(coverage))
 
 
+@dataclass(frozen=True)
+class StabilitySettings:
+    """How the shelf-life analyses sample and score (the keywords of :func:`stability`)."""
+
+    measure: str = "nDCG@10"
+    samples: int = 10_000
+    seed: int = 0
+    threshold: int = DEFAULT_THRESHOLD
+    rbo_p: float = 0.9
+    natural: Optional[Mapping[str, str]] = None
+    shuffles: int = 10
+    ranker_measures: Sequence[str] = RANKER_MEASURES
+    include_primary: bool = False
+
+
 def stability(
     runs: Sequence[Any],
     primary: Any,
     assessors: Sequence[tuple[str, Any]],
-    measure: str = "nDCG@10",
-    samples: int = 10_000,
-    seed: int = 0,
-    threshold: int = DEFAULT_THRESHOLD,
-    rbo_p: float = 0.9,
-    natural: Optional[Mapping[str, str]] = None,
-    shuffles: int = 10,
-    ranker_measures: Sequence[str] = RANKER_MEASURES,
-    include_primary: bool = False,
+    settings: "Optional[StabilitySettings]" = None,
+    **given: Any,
 ) -> Stability:
     """Sampled assessor combinations vs the primary ranking, and the other
     shelf-life analyses (see module doc). ``include_primary`` makes the primary
     qrels one more candidate for every topic (Voorhees 2000 sampled among the
     original and the secondary assessors)."""
+    s = settings if settings is not None else StabilitySettings(**given)
+    measure, samples, seed = s.measure, s.samples, s.seed
+    threshold, rbo_p, natural = s.threshold, s.rbo_p, s.natural
+    shuffles, ranker_measures, include_primary = s.shuffles, s.ranker_measures, s.include_primary
     if not assessors:
         raise UsageError("stability needs at least one assessor's qrels")
     if samples < 1:

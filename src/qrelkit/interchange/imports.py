@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from qrelkit.errors import InputError, UsageError
+from qrelkit.relevance import AUTO, ERROR
 from qrelkit.store.imports import IMPORTED
 from qrelkit.types import Judgment, Provenance
 
@@ -175,7 +176,7 @@ def import_umbrela(store: Store, path: Path, name: str, threshold: int, model: O
         info = {"format": "umbrela", "file": str(path), "line": n, "name": name,
                 "result_status": rec.get("result_status"), "prediction": str(rec.get("prediction", ""))[:500]}
         rows[(qids[0], docids[0])] = _judgment(qids[0], docids[0], method, who, grade if parsed else None, threshold,
-                                               info, "auto" if parsed else "error")
+                                               info, AUTO if parsed else ERROR)
     report.replaced, _ = store.replace_imported(method, rows.values())
     report.labels = sum(j.label is not None for j in rows.values())
     report.errors = sum(j.label is None for j in rows.values())

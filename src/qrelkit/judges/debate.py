@@ -89,7 +89,7 @@ from qrelkit.judges.base import (
     error_verdict,
     template_versions,
 )
-from qrelkit.judges.debate_turn import IRRELEVANT, RELEVANT, Agent, Turn, limits, take_turn
+from qrelkit.judges.debate_turn import IRRELEVANT, RELEVANT, Agent, Debated, Turn, limits, take_turn
 from qrelkit.judges.learning import Learned, LearningContext
 from qrelkit.judges.narrative import SAME, model_ref
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
@@ -250,12 +250,12 @@ class Debate(AdjudicatingJudge):
             prov["narrative"] = guide.as_prov()
             guide_text = "\n\n" + guide.render()
         n, numbered = len(self.agents), len(self.agents) > 2
+        case = Debated(inp, block, self.limits, guide_text, n)
         prev: Optional[tuple[Turn, ...]] = None
         agreed: Optional[tuple[int, tuple[Turn, ...]]] = None
         for rnd in range(1, self.rounds + 1):
             results = await asyncio.gather(*(
-                take_turn(a, n, rnd, prev, inp, block, self._client(a, client),
-                          self._version(versions, task, a), self.limits, guide_text)
+                take_turn(a, rnd, prev, case, self._client(a, client), self._version(versions, task, a))
                 for a in self.agents
             ))
             for _, c in results:

@@ -167,11 +167,24 @@ def messages(me: Agent, n: int, rnd: int, prev: Optional[tuple[Turn, ...]], inp:
     return [prompts.Message("system", system), prompts.Message("user", user)]
 
 
-async def take_turn(me: Agent, n: int, rnd: int, prev: Optional[tuple[Turn, ...]], inp: JudgeInput,
-                    block: str, client: Client, version: str, lim: Limits, guide: str = "") -> tuple[Turn, Any]:
+@dataclass(frozen=True)
+class Debated:
+    """The case a debate's agents argue over, as every round of it sees it: the input, the
+    document block of the prompt, the limits, the narrative guide and how many agents there are."""
+
+    inp: JudgeInput
+    block: str
+    lim: Limits
+    guide: str = ""
+    agents: int = 2
+
+
+async def take_turn(me: Agent, rnd: int, prev: Optional[tuple[Turn, ...]], case: Debated, client: Client,
+                    version: str) -> tuple[Turn, Any]:
     """Ask one agent for its answer in round ``rnd``; a failed or unparseable call is a Turn with an error."""
+    inp, lim = case.inp, case.lim
     c = await client.complete(
-        messages(me, n, rnd, prev, inp, block, lim, guide),
+        messages(me, case.agents, rnd, prev, inp, case.block, lim, case.guide),
         schema=inp.task.decision_schema(*schema_fields(lim)),
         max_tokens=lim.max_tokens,
         temperature=me.temperature,

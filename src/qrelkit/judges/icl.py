@@ -47,7 +47,7 @@ from qrelkit.judges.base import (
 )
 from qrelkit.judges.learning import Learned, LearningContext
 from qrelkit.judges.output import JSON, OUTPUTS
-from qrelkit.judges.zeroshot import judge_with
+from qrelkit.judges.zeroshot import StructuredCall, judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 from qrelkit.types import Doc
 
@@ -205,8 +205,9 @@ class ICL(LearningJudge):
         text, prov = self.pool.block(inp, chosen)
         versions = template_versions(*self.templates_for(inp.task.name))
         return await self.sampling.run(
-            lambda temperature, sample: judge_with(inp, client, "icl", self.doc_tokens, versions, {"examples": prov},
-                                                   output=self.output, temperature=temperature, sample=sample,
-                                                   examples=text),
+            lambda temperature, sample: judge_with(
+                inp, client, StructuredCall("icl", self.doc_tokens, versions, {"examples": prov}, output=self.output,
+                                            sections={"examples": text}),
+                temperature, sample),
             inp.task,
         )

@@ -105,7 +105,7 @@ from qrelkit.judges.instructor import (  # noqa: F401  (re-exported: stage 1 liv
 )
 from qrelkit.judges.learning import Learned, LearningContext
 from qrelkit.judges.output import JSON, OUTPUTS
-from qrelkit.judges.zeroshot import judge_with
+from qrelkit.judges.zeroshot import StructuredCall, judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 
 if TYPE_CHECKING:
@@ -378,8 +378,9 @@ class Narrative(LearningJudge):
             examples, extra["examples"] = self.pool.block(inp, self.pool.pick(inp))
         return await self.sampling.run(
             lambda temperature, sample: judge_with(
-                inp, client, "narrative_judge", self.doc_tokens, versions, extra, output=self.output,
-                temperature=temperature, sample=sample, guide=guide.render(), examples=examples,
+                inp, client, StructuredCall("narrative_judge", self.doc_tokens, versions, extra, output=self.output,
+                                            sections={"guide": guide.render(), "examples": examples}),
+                temperature, sample,
             ),
             inp.task,
         )

@@ -28,7 +28,8 @@ re-derive identically); its id names it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
 
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, register, sampling
@@ -85,31 +86,36 @@ class ZeroShot(Judge):
         versions = template_versions(*self.templates_for(inp.task.name))
         extra = {} if self.narrative else QUERY_ONLY
         return await self.sampling.run(
-            lambda temperature, sample: judge_with(inp, client, "zeroshot", self.doc_tokens, versions, extra,
-                                                   narrative=self.narrative, output=self.output,
-                                                   temperature=temperature, sample=sample),
+            lambda temperature, sample: judge_with(
+                inp, client, StructuredCall("zeroshot", self.doc_tokens, versions, extra, self.narrative, self.output),
+                temperature, sample),
             inp.task,
         )
 
 
-async def judge_with(
-    inp: JudgeInput,
-    client: Client,
-    template: str,
-    doc_tokens: int,
-    versions: dict,
-    extra_prov: dict,
-    narrative: bool = True,
-    output: str = output_mod.JSON,
-    temperature: float = 0.0,
-    sample: int = 0,
-    **sections: str,
-) -> Verdict:
+@dataclass(frozen=True)
+class StructuredCall:
+    """What differs between the one call of zero-shot, icl and narrative: the template and its extra
+    ``sections``, the document budget, the template versions and what provenance adds."""
+
+    template: str
+    doc_tokens: int
+    versions: Mapping[str, str]
+    extra_prov: Mapping[str, Any] = field(default_factory=dict)
+    narrative: bool = True
+    output: str = output_mod.JSON
+    sections: Mapping[str, str] = field(default_factory=dict)
+
+
+async def judge_with(inp: JudgeInput, client: Client, call: StructuredCall, temperature: float = 0.0,
+                     sample: int = 0) -> Verdict:
     """The one structured-answer call of zero-shot, icl and narrative: they differ only in the
     template and its extra sections, so parsing, errors and provenance stay the same.
     ``output=label`` asks for "Relevant"/"Not Relevant" instead (:mod:`qrelkit.judges.output`).
     ``sample`` > 0 numbers one of several samples: it joins the cache key, or every sample would
     replay the first one's cached answer."""
+    template, doc_tokens, versions, extra_prov = call.template, call.doc_tokens, dict(call.versions), call.extra_prov
+    narrative, output, sections = call.narrative, call.output, call.sections
     meter = Meter()
     block, tr = prompts.document_block(inp.text, doc_tokens)
     task_t = inp.task.template()

@@ -27,7 +27,7 @@ import email.utils
 import logging
 import random
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Sequence
 
 from qrelkit.errors import CapabilityError
@@ -131,6 +131,23 @@ def _score_from_dict(d: dict, model: str) -> ScoreResult:
     )
 
 
+@dataclass(frozen=True)
+class ClientSettings:
+    """A client's limits, retries, prices and cache use (the keywords of :class:`Client`)."""
+
+    concurrency: int = 8
+    max_attempts: int = 4
+    timeout: float = 60.0
+    rpm: Optional[float] = None
+    tpm: Optional[float] = None
+    prices: PriceSpec = None
+    read_cache: bool = True
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+    seed: Optional[int] = None
+    fail_fast: bool = False
+
+
 class Client:
     """One model, wrapped with everything judges should not do themselves."""
 
@@ -138,19 +155,14 @@ class Client:
         self,
         backend: Backend,
         store: Optional[Store] = None,
-        concurrency: int = 8,
-        max_attempts: int = 4,
-        timeout: float = 60.0,
-        rpm: Optional[float] = None,
-        tpm: Optional[float] = None,
-        prices: PriceSpec = None,
-        read_cache: bool = True,
-        *,
-        backoff_base: float = 0.5,
-        backoff_max: float = 30.0,
-        seed: Optional[int] = None,
-        fail_fast: bool = False,
+        settings: "Optional[ClientSettings]" = None,
+        **given: Any,
     ):
+        s = settings if settings is not None else ClientSettings(**given)
+        concurrency, max_attempts, timeout = s.concurrency, s.max_attempts, s.timeout
+        rpm, tpm, prices = s.rpm, s.tpm, s.prices
+        read_cache, backoff_base, backoff_max = s.read_cache, s.backoff_base, s.backoff_max
+        seed, fail_fast = s.seed, s.fail_fast
         if concurrency < 1:
             raise ValueError("concurrency must be >= 1")
         if max_attempts < 1:

@@ -262,19 +262,31 @@ def _error_message(content: bytes) -> str:
     return text[:300]
 
 
+@dataclass(frozen=True)
+class OpenAISettings:
+    """How an OpenAI-compatible endpoint is spoken to (the keywords of :class:`OpenAIBackend`)."""
+
+    api_key: str = "EMPTY"
+    json_mode: str = "schema"
+    score: bool = False
+    top_logprobs: bool = True
+    concurrency: int = 8
+    body: Optional[dict] = None
+    connect_timeout: float = 10.0
+
+
 class OpenAIBackend:
     def __init__(
         self,
         model: str,
         urls: Sequence[str],
-        api_key: str = "EMPTY",
-        json_mode: str = "schema",
-        score: bool = False,
-        top_logprobs: bool = True,
-        concurrency: int = 8,
-        body: Optional[dict] = None,
-        connect_timeout: float = 10.0,
+        settings: "Optional[OpenAISettings]" = None,
+        **given: Any,
     ):
+        s = settings if settings is not None else OpenAISettings(**given)
+        api_key, json_mode, score = s.api_key, s.json_mode, s.score
+        top_logprobs, concurrency, body = s.top_logprobs, s.concurrency, s.body
+        connect_timeout = s.connect_timeout
         if not urls:
             raise ValueError("at least one endpoint URL is needed")
         self.model = model

@@ -27,6 +27,7 @@ from markupsafe import Markup, escape
 
 from qrelkit.data.atomic import atomic_write
 from qrelkit.evaluate.ragalign_multi import generators_from_store
+from qrelkit.relevance import ADJUDICATED, ERROR, ESCALATE
 from qrelkit.report import plots
 from qrelkit.report.gathering import MergedTally, full_rankings, workspace_runs
 from qrelkit.report.rag import RAG_K, rag_alignment, rag_figure, rag_section
@@ -455,7 +456,7 @@ def report_from_store(
             if len(versions) == 2 and len(runs) >= 2:
                 from qrelkit.evaluate.compare import compare_versions
 
-                comparison = compare_versions(versions[0], versions[1], measure, seed=seed)
+                comparison = compare_versions(versions[0], versions[1], measure=measure, seed=seed)
         else:
             notes.append("no labels at all: scores are not shown")
         if original:
@@ -534,14 +535,14 @@ def _escalations(store: Store, labels: Sequence[Any], original: dict) -> tuple[E
         if j.source == "human" and j.effective_grade is not None:
             people[(j.qid, j.docid)] = j.effective_grade
     rows = []
-    for status in ("escalate", "error", "adjudicated"):
+    for status in (ESCALATE, ERROR, ADJUDICATED):
         for j in store.judgments(status=status):
             if j.source == "human":
                 continue
             key = (j.qid, j.docid)
             if key in people:
                 outcome, src = people[key], "people"
-            elif j.status == "adjudicated" and j.effective_grade is not None:
+            elif j.status == ADJUDICATED and j.effective_grade is not None:
                 outcome, src = j.effective_grade, "adjudicator"
             else:
                 outcome, src = None, "waiting"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Iterator, NamedTuple, Optional
 
+from qrelkit.relevance import ERROR, ESCALATE
 from qrelkit.store.core import now
 from qrelkit.store.waiting import PEOPLE_METHOD
 from qrelkit.types import Judgment
@@ -115,7 +116,7 @@ class JudgmentStore:
         return {
             (q, d)
             for q, d in self.query(
-                "SELECT qid, docid FROM judgments WHERE method=? AND model=? AND status != 'error'",
+                f"SELECT qid, docid FROM judgments WHERE method=? AND model=? AND status != '{ERROR}'",
                 (method, model),
             )
         }
@@ -123,7 +124,7 @@ class JudgmentStore:
     def has_finished(self, method: str, model: str) -> bool:
         """Has this (method, model) finished any pair (see :meth:`judged_pairs`)?"""
         return bool(self.query(
-            "SELECT 1 FROM judgments WHERE method=? AND model=? AND status != 'error' LIMIT 1", (method, model)
+            f"SELECT 1 FROM judgments WHERE method=? AND model=? AND status != '{ERROR}' LIMIT 1", (method, model)
         ))
 
     def human_pairs(self) -> set[Pair]:
@@ -138,7 +139,7 @@ class JudgmentStore:
         """The provenance of each escalating judgment of a pair, debate methods first."""
         return [
             p for (p,) in self.query(
-                "SELECT provenance FROM judgments WHERE qid=? AND docid=? AND status IN ('escalate', 'error') "
+                f"SELECT provenance FROM judgments WHERE qid=? AND docid=? AND status IN ('{ESCALATE}', '{ERROR}') "
                 "ORDER BY (method LIKE 'debate%') DESC, method, model",
                 (qid, docid),
             )
@@ -190,7 +191,7 @@ class JudgmentStore:
             "SELECT COUNT(*) FROM cases c WHERE judged=0 AND share='llm' "
             "AND EXISTS (SELECT 1 FROM docs d WHERE d.docid = c.docid) AND NOT EXISTS ("
             "SELECT 1 FROM judgments j WHERE j.qid=c.qid AND j.docid=c.docid AND j.source NOT IN ('human', 'imported') "
-            "AND j.status != 'error')"
+            f"AND j.status != '{ERROR}')"
         )
 
 

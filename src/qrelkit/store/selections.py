@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
+from qrelkit.relevance import ADJUDICATED, DROPPED, ERROR, ESCALATE
 from qrelkit.store.collection import CASE_COLS as _CASE_COLS
 from qrelkit.store.collection import case_filters as _filters
 from qrelkit.store.collection import case_row as _case_row
@@ -38,7 +39,7 @@ _names = itertools.count(1)
 # "Waits for people" (:func:`qrelkit.store.waiting.wants_people`) in SQL: errors always;
 # escalations unless the budget marked them ``for_people: false``; unreadable provenance: yes.
 _FOR_PEOPLE = (
-    "(j.status = 'error' OR (j.status = 'escalate' AND (NOT json_valid(j.provenance) OR "
+    f"(j.status = '{ERROR}' OR (j.status = '{ESCALATE}' AND (NOT json_valid(j.provenance) OR "
     "COALESCE(json_extract(j.provenance, '$.budget.for_people'), 1) != 0)))"
 )
 
@@ -73,7 +74,7 @@ class Selection:
     def _pending_sql(self) -> str:
         return (
             f"FROM temp.{self.table} s WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.qid=s.qid "
-            "AND j.docid=s.docid AND j.method=? AND j.model=? AND j.status != 'error')"
+            f"AND j.docid=s.docid AND j.method=? AND j.model=? AND j.status != '{ERROR}')"
         )
 
     def pending_count(self, method: str, model: str) -> int:
@@ -103,9 +104,9 @@ class Selection:
         """How the selection's judgments of (method, model) stand, in one aggregate query."""
         row = self.store.query(
             f"SELECT COUNT(j.label), COALESCE(SUM(j.label = 1), 0), COALESCE(SUM({_FOR_PEOPLE}), 0), "
-            "COALESCE(SUM(j.status = 'error'), 0), COALESCE(SUM(j.status = 'dropped'), 0), "
-            f"COALESCE(SUM(j.status = 'escalate' AND NOT {_FOR_PEOPLE}), 0), "
-            "COALESCE(SUM(j.status = 'adjudicated'), 0) "
+            f"COALESCE(SUM(j.status = '{ERROR}'), 0), COALESCE(SUM(j.status = '{DROPPED}'), 0), "
+            f"COALESCE(SUM(j.status = '{ESCALATE}' AND NOT {_FOR_PEOPLE}), 0), "
+            f"COALESCE(SUM(j.status = '{ADJUDICATED}'), 0) "
             f"FROM temp.{self.table} s JOIN judgments j ON j.qid=s.qid AND j.docid=s.docid "
             "AND j.method=? AND j.model=?",
             (method, model),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from qrelkit.relevance import ERROR, ESCALATE
 from qrelkit.types import Provenance
 
 Pair = tuple[str, str]
@@ -25,11 +26,11 @@ PEOPLE_METHOD = "people"  # the method under which the annotation app writes peo
 
 def wants_people(status: str, provenance: str) -> bool:
     """Is a judgment with this status and provenance (JSON) for people?"""
-    if status == "error":
+    if status == ERROR:
         # a pair whose topic or document text is missing was never judgeable: people cannot
         # settle it in the app either (a workspace from before recorded it as an error)
         return '"missing"' not in provenance
-    if status != "escalate":
+    if status != ESCALATE:
         return False
     try:
         budget = Provenance.parse(provenance).budget or {}
@@ -73,7 +74,7 @@ class WaitingStore:
         rows = self.query(
             "SELECT j.qid, j.docid, j.status, j.provenance, COALESCE(c.best_rank, 1000000000) AS r "
             "FROM judgments j LEFT JOIN cases c ON c.qid=j.qid AND c.docid=j.docid "
-            "WHERE j.status IN ('escalate', 'error') AND j.method != ? ORDER BY j.qid, r, j.docid",
+            f"WHERE j.status IN ('{ESCALATE}', '{ERROR}') AND j.method != ? ORDER BY j.qid, r, j.docid",
             (PEOPLE_METHOD,),
         )
         out: dict[Pair, None] = {}
