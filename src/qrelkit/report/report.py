@@ -397,16 +397,24 @@ def report_from_workspace(
                                  threshold=threshold, reference=reference)
 
 
+@dataclass(frozen=True)
+class ReportSettings:
+    """What a workspace report merges, measures and compares with (the keywords of :func:`report_from_store`)."""
+
+    merged_result: Any = None
+    measure: str = "nDCG@10"
+    depth: int = 10
+    orders: int = 10
+    seed: int = 0
+    threshold: Union[str, int] = "auto"
+    reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None
+
+
 def report_from_store(
     store: Store,
     out: Union[str, Path],
-    merged_result: Any = None,
-    measure: str = "nDCG@10",
-    depth: int = 10,
-    orders: int = 10,
-    seed: int = 0,
-    threshold: Union[str, int] = "auto",
-    reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None,
+    settings: "Optional[ReportSettings]" = None,
+    **given: Any,
 ) -> ReportFiles:
     """Gather an open workspace's state (original and merged qrels, runs, judgments,
     costs, narratives) into a report. The "after" qrels are ``merged_result``
@@ -414,6 +422,10 @@ def report_from_store(
     judge's labels, see :mod:`qrelkit.merge`). ``reference`` = (name, labels): the
     judges' agreement is measured against these labels (the demo's hidden ones)
     instead of the original qrels."""
+    s = settings if settings is not None else ReportSettings(**given)
+    merged_result, measure, depth = s.merged_result, s.measure, s.depth
+    orders, seed, threshold = s.orders, s.seed, s.threshold
+    reference = s.reference
     notes: list[str] = []
     workspace = store.workspace
     original = store.qrels()
