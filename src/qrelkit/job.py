@@ -164,7 +164,7 @@ def stored_job(store: "Store") -> Optional[dict]:
     given = {k: _canonical(k, plan.get(k)) for k in COMPARED if k in plan and k != "auto"}
     # the method its judging ran under: the last judge command of this model (none: not judged yet)
     model_id = _canonical("model", plan.get("model") or "local")
-    runs = [r for r in store.command_runs("judge") if r.args.get("model") == model_id]
+    runs = [r for r in store.command_runs() if "method" in r.args and r.args.get("model") == model_id]
     method = runs[-1].args.get("method") if runs else None
     return {"kind": kind, "method": method, "model": plan.get("model") or "local", "model_id": model_id,
             "given": given, "legacy": True, "limit": plan.get("limit"), "concurrency": plan.get("concurrency"),

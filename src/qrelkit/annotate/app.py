@@ -262,7 +262,7 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
         _check_post(request, session, form.get("csrf"))
         qid, docid, grade, comment, seconds = _vote_fields(form, from_form=True)
         await run_in_threadpool(
-            cast_vote, store, cur_settings(), session.user.id, qid, docid, grade, comment, seconds
+            cast_vote, store, cur_settings(), session.user.id, qid, docid, grade, comment=comment, seconds=seconds
         )
         return RedirectResponse("/", status_code=303)
 
@@ -307,7 +307,7 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
         _check_post(request, session, request.headers.get("x-csrf-token"))
         qid, docid, grade, comment, seconds = _vote_fields(await _json(request), from_form=False)
         s = cur_settings()
-        await run_in_threadpool(cast_vote, store, s, session.user.id, qid, docid, grade, comment, seconds)
+        await run_in_threadpool(cast_vote, store, s, session.user.id, qid, docid, grade, comment=comment, seconds=seconds)
         prog = await run_in_threadpool(tasks.progress, store, s, session.user.id)
         return {"ok": True, "qid": qid, "docid": docid, "progress": prog.to_json()}
 

@@ -110,7 +110,7 @@ async def arun_job(store: "Store", job: JudgingJob,
     engine = job.engine_spec()
     budget = None if job.own_budget(spec) else parse_budget(job.budget) if isinstance(job.budget, str) else job.budget
     options = RunOptions(task=job.task, share=job.share, limit=job.limit, concurrency=job.concurrency,
-                         budget=budget, threshold=job.threshold, oracle=job.oracle)
+                         budget=budget, threshold=job.threshold, oracle=job.oracle, command=job.command)
     client = job.client(store, engine)
     try:
         return await arun_judging(store, spec, client, options, progress)

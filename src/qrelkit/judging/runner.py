@@ -168,7 +168,7 @@ def resumed_spec(store: Store, spec: JudgeSpec, model: str) -> JudgeSpec:
     old = before.canonical
     if store.has_finished(old, model):
         return before
-    runs = store.command_runs("judge")
+    runs = [r for r in store.command_runs() if "method" in r.args]  # judge, fill or build
     return before if any(r.args.get("method") == old and r.args.get("model") == model for r in runs) else spec
 
 
@@ -191,6 +191,7 @@ class RunOptions:
     threshold: int | str = "auto"
     cases: Optional[Sequence[Case]] = field(default=None, compare=False, hash=False)
     oracle: Optional[Mapping[Pair, int]] = field(default=None, compare=False, hash=False)
+    command: str = "judge"  # the command the user ran (judge, fill, build): its record's name
 
 
 async def arun_judging(
@@ -217,7 +218,7 @@ async def arun_judging(
     run = RunContext(store, spec, judge, client, sel, tsk, bud, o.oracle, t0, {
         "method": method, "model": model, "task": tsk.name, "threshold": o.threshold, "share": o.share,
         "limit": o.limit, "concurrency": o.concurrency, "budget": str(bud) if bud else None,
-        "oracle": len(o.oracle) if o.oracle is not None else None,
+        "oracle": len(o.oracle) if o.oracle is not None else None, "command": o.command,
     })
     try:
         return await _judge_selection(run, progress)
@@ -236,7 +237,7 @@ async def _judge_selection(run: RunContext, progress: Optional[Callable[[Progres
     whole = _needs_selection(judge) and n_pending > 0
     selected = sel.cases() if whole else []
     pending = list(sel.pending(method, model)) if whole else []
-    run_id = store.start_command("judge", args)
+    run_id = store.start_command(run.args.get("command", "judge"), {k: v for k, v in args.items() if k != "command"})
     record = _Recorder(store, client, method, model, tsk, n_pending, progress)
     status, calibration, learned = "failed", {}, Learned()
     try:

@@ -196,10 +196,15 @@ def _saturation_section(inp: ReportInputs) -> dict:
 
 
 def _agreement_section(inp: ReportInputs) -> dict:
+    """Every judge's agreement; the judge whose labels are in the merged qrels (the stored job's)
+    comes first and is marked ``merged``, the workspace's other judgments are listed as such."""
     if not inp.agreements:
         return _section(None, "no labels overlap a reference (no judged pairs were re-judged, or no judgments yet)")
+    merged = (inp.job or {}).get("method")
     rows = [a.to_dict() for a in inp.agreements]
-    return _section({"reference": inp.agreement_reference, "results": rows}, "")
+    rows = [{**r, "merged": merged is not None and r.get("method") == merged} for r in rows]
+    rows.sort(key=lambda r: not r["merged"])
+    return _section({"reference": inp.agreement_reference, "results": rows, "merged_method": merged}, "")
 
 
 def _escalation_section(inp: ReportInputs) -> dict:
@@ -478,7 +483,9 @@ def report_from_store(
         from qrelkit.evaluate.circularity import circularity_warnings, dense_signal_warnings
 
         run_models = {n: str(m.get("model")) for n, _, m in run_rows if isinstance(m, dict) and m.get("model")}
-        circ = circularity_warnings(run_models, store.judge_models())
+        # about the judge whose labels are merged (the stored job's), else every judge of the workspace
+        merged_model = (job or {}).get("model_id") if (job or {}).get("method") else None
+        circ = circularity_warnings(run_models, [merged_model] if merged_model else store.judge_models())
         circ += dense_signal_warnings({n: run_models.get(n, "") for n, _, _ in run_rows}, set(store.judge_methods()))
 
     agreements: tuple = ()
