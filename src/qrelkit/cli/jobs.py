@@ -85,13 +85,15 @@ def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
     table.add_column("what")
     table.add_column("value", justify="right")
     rows = [("workspace", str(result.workspace)), ("method", result.method or "-"), ("model", result.model or "-")]
-    for k in ("pooled", "holes"):
-        if k in result.pool:
+    for k in ("pooled", "holes", "no_text"):
+        if result.pool.get(k) or k != "no_text" and k in result.pool:
             rows.append((k, result.pool[k]))
     for k in ("cases", "judged", "relevant", "escalations", "errors", "calls", "cache_hits", "prompt_tokens",
               "completion_tokens", "cost_usd", "seconds"):
         if k in result.judge:
             rows.append((f"judge.{k}", result.judge[k]))
+    for k, v in result.left.items():
+        rows.append((f"left.{k}", v))
     for k, v in result.merged.items():
         rows.append((f"merged.{k}", v))
     for k, v in result.evaluation.items():

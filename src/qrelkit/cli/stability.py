@@ -60,8 +60,8 @@ def stability(
     thr = threshold_of(threshold, prim, primary)
     threshold = thr.value
     natural = read_combination(str(combination), [n for n, _ in sources]) if combination else None
-    result = run_stability(run_list, prim, sources, measure, samples, seed, threshold, rbo_p, natural, shuffles,
-                           include_primary=include_primary)
+    result = run_stability(run_list, prim, sources, measure=measure, samples=samples, seed=seed, threshold=threshold,
+                           rbo_p=rbo_p, natural=natural, shuffles=shuffles, include_primary=include_primary)
     out = {"primary": str(primary), **thr.to_dict(), **result.to_dict(), **alignment.to_dict(),
            "seconds": round(time.perf_counter() - t0, 3)}
     if as_json:
