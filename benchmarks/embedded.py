@@ -1,4 +1,4 @@
-"""The embedded judge's signals, alone and combined, against people's labels (issue 18).
+"""The embedded judge's signals, alone and combined, against people's labels.
 
     python benchmarks/embedded.py [--calib 200] [--n 1000] [--signals pmi+ql+dense+lexical]
                                   [--per-topic] [--seed 0] [--workspace DIR]

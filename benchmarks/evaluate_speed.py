@@ -7,7 +7,7 @@ measured the same way and one side's memory cannot hide in the other's. The
 two are run alternately ``--repeat`` times and the best of each is kept: the
 machine is shared, and the ratio of one run is what counts.
 
-Target (issue 19): qrelkit no slower than the direct script, within 2x of its memory.
+Target: qrelkit no slower than the direct script, within 2x of its memory.
 
 Run: python benchmarks/evaluate_speed.py [--repeat 2] [--data ../shared/data/trec-dl-2019]
 """

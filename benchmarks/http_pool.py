@@ -1,4 +1,4 @@
-"""qrelkit's hand-written h11 connection pool against aiohttp's client (issue 19).
+"""qrelkit's hand-written h11 connection pool against aiohttp's client.
 
 Both send the same chat-completion POST (same body, same headers) to the
 loopback fake OpenAI server (tests/llm_layer/fake_server.py, its own process),

@@ -9,7 +9,7 @@
 ``benchmarks/dream.py``).
 
 ``--experiment embedded`` runs ``benchmarks/embedded.py`` (the cheap signals and the learned
-judge's combination, issue 18) with the options it takes. ``--experiment audit`` (the default) is described first; ``hybrid``, ``budget``
+judge's combination) with the options it takes. ``--experiment audit`` (the default) is described first; ``hybrid``, ``budget``
 and ``learning`` (both, in one workspace so the LLM cache is shared) are the
 experiments of the judges that learn from people, described after it.
 

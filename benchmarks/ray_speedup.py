@@ -1,4 +1,4 @@
-"""The Ray engine's speed-up with 1 vs 2 actors on this machine (issue 19, part 2).
+"""The Ray engine's speed-up with 1 vs 2 actors on this machine.
 
 ``python benchmarks/scale.py --engine ray`` runs this (so does ``python
 benchmarks/ray_speedup.py``). The same workspace of ``--cases`` cases is judged

@@ -1,4 +1,4 @@
-"""How cost grows with the work, on one machine (issue 19, part 1).
+"""How cost grows with the work, on one machine.
 
 A seeded synthetic collection is made for each size (pooled pairs at depth 10):
 topics, a document corpus (at least ``--min-corpus`` documents, 10^6 for the

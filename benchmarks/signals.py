@@ -1,4 +1,4 @@
-"""Speed and accuracy of the dense signal's backends, and the speed of the lexical signal (issue 18).
+"""Speed and accuracy of the dense signal's backends, and the speed of the lexical signal.
 
     python benchmarks/signals.py [--n 1000] [--calib 200] [--backends numpy,onnx,onnx-int8]
                                  [--data ../shared/data/llmjudge-dev] [--threads 0]

@@ -58,11 +58,11 @@ def test_judgments_upsert_by_natural_key(tmp_path):
     with Store.create(tmp_path) as s:
         j = Judgment("1", "d1", "debate(rounds=2)", "local", None, None, "error", evidence=("x",))
         s.put_judgments([j])
-        assert s.judged_pairs("debate(rounds=2)", "local") == set()  # errors are retried
+        assert not s.has_finished("debate(rounds=2)", "local")  # errors are retried
         s.put_judgments([Judgment("1", "d1", "debate(rounds=2)", "local", 1, 2, "consensus", round=1)])
         got = s.judgments()
         assert len(got) == 1 and got[0].status == "consensus" and got[0].grade == 2
-        assert s.judged_pairs("debate(rounds=2)", "local") == {("1", "d1")}
+        assert s.has_finished("debate(rounds=2)", "local")
 
 
 def test_cache_roundtrip_and_meta(tmp_path):

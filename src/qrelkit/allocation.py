@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Hashable, Optional
 
@@ -187,7 +187,3 @@ def resolve_people(people: Optional[str], human_depth: Optional[int], default_de
     if people is not None:
         return parse_allocation(people)
     return parse_allocation(f"depth(k_human={default_depth if human_depth is None else human_depth})")
-
-
-def people_pairs(cases: Iterable[Case]) -> frozenset[tuple[str, str]]:
-    return frozenset((c.qid, c.docid) for c in cases if c.share == "people")

@@ -2,8 +2,7 @@
 
 Topic texts, document ids, run tags and narratives come from files that anyone
 may have written. Printed raw, an ``ESC]0;...`` sequence retitles the terminal,
-``ESC[2J`` clears it and a carriage return overwrites what was printed (issue
-25); a ``[/]`` in a topic is rich markup and used to end `escalations` in a
+``ESC[2J`` clears it and a carriage return overwrites what was printed; a ``[/]`` in a topic is rich markup and used to end `escalations` in a
 MarkupError traceback. So a value from the data goes through :func:`shown`
 before it reaches a table or a message, and the console itself
 (:class:`SafeConsole`) escapes control characters in every string it renders,

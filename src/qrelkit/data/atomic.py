@@ -2,7 +2,7 @@
 
 An export killed half-way used to leave the first part of a qrels file under
 the final name, ending on a line boundary, so that `evaluate` took a 15% qrels
-file for the real one (issue 25). Every file qrelkit writes goes through
+file for the real one. Every file qrelkit writes goes through
 :func:`atomic_write` instead: the bytes go to a hidden temporary file beside
 the target, which is flushed to disk (``fsync``) and renamed over the target
 only when the writer finished without an error. A rename within one folder is

@@ -2,7 +2,7 @@
 
 Python's ``int`` and ``float`` accept more than a TREC file means: ``int("1_0")``
 is 10 (PEP 515 underscores) and ``int("١")`` is 1 (any Unicode decimal digit),
-so a typo or a stray non-ASCII character became a valid grade (issue 25).
+so a typo or a stray non-ASCII character became a valid grade.
 trec_eval reads with C's ``atol``/``atof``, which know ASCII digits only.
 
 A grade must also be one that every consumer can take. A Python int of any size

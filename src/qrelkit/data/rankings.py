@@ -4,7 +4,7 @@ Why this exists next to :func:`qrelkit.data.runs.read_run`: scoring 61 TREC DL
 runs (2.6 million lines) through ``read_run`` built a frozen ``RunEntry`` per
 line and kept every run in memory at once, which made ``qrelkit evaluate``
 slower than reading the runs with ir_measures and scoring them directly, and
-about ten times as large (issue 19). Scoring needs neither the scores nor the
+about ten times as large (benchmarks/scale.py). Scoring needs neither the scores nor the
 file ranks once the order is known, and needs one run at a time.
 
 So a file is split line by line into ``(score, docid)`` per topic, sorted as

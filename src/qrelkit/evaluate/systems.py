@@ -15,7 +15,7 @@ Why it is built this way:
   the top-k is exactly scoring the whole list for a measure cut at k, and it
   spares pytrec_eval from converting a thousand entries per topic for P@10.
   One ir_measures evaluator is built per (qrels version, cut-off group).
-- Memory (issue 19, benchmarks/scale.py, 20 runs, 2 qrels versions): ``qrelkit
+- Memory (benchmarks/scale.py, 20 runs, 2 qrels versions): ``qrelkit
   evaluate`` peaked at 1,480 MB at 10^6 pooled pairs (927 MB now, same
   output), much of it outside the scoring: scipy's Wilcoxon over 190 system pairs x 25,075 topics in one call
   (about ten temporary copies; now a block of pairs at a time, see
@@ -154,7 +154,7 @@ def qrels_dict(pairs: Mapping[Pair, int]) -> dict[str, dict[str, int]]:
 
     trec_eval sizes its per-grade arrays by a topic's largest grade plus one, so a topic whose
     grades are all below -1 (only -2 "junk" labels) crashes pytrec_eval 0.5 with a segmentation
-    fault (issue 25). Every negative grade is non-relevant, and unjudged for trec_eval's -J
+    fault. Every negative grade is non-relevant, and unjudged for trec_eval's -J
     alike, so such a topic's grades are given to it as -1: the same scores, no crash."""
     out: dict[str, dict[str, int]] = {}
     for (qid, docid), grade in pairs.items():
@@ -212,7 +212,7 @@ def prepare_runs(runs: Sequence[Any]) -> PreparedRuns:
 class VersionScorer:
     """The ir_measures evaluators of one qrels version, one per cut-off group,
     built once and applied to one run at a time: scoring streams runs, so that
-    memory holds one run, not all of them (issue 19).
+    memory holds one run, not all of them (benchmarks/scale.py).
 
     Only the ``{qid: {docid: grade}}`` form of the qrels is kept (the judged
     provider holds it anyway), not the caller's pair dict. Each pytrec_eval

@@ -5,7 +5,7 @@ the two change for different reasons: the protocol follows the DREAM paper's rul
 follows the prompt version and its context limits.
 
 Prompt versions (``debate(prompt=...)``):
-- ``v1``: the protocol before issue 14 — "states, or clearly implies", document cut to 400
+- ``v1``: the first protocol — "states, or clearly implies", document cut to 400
   tokens, at most 3 quotes of 150 characters, reasoning 400 characters, history clipped to
   160/400. Kept byte for byte so that workspaces judged with it resume from their cache.
 - ``v2`` (default): the paper's agent rules (appendix A.1) — the chunk must *fully support* a

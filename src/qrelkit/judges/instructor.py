@@ -11,7 +11,7 @@ is a :class:`Reading`:
   over the batches in proportion; the instructor writes a partial narrative per batch and one
   more call merges them (``narrative_merge``; partials that do not fit one merge prompt are
   merged in rounds). A document too long for a batch on its own is cut to fit, and said so.
-- ``docs=N`` (1–20): the reading before issue 16 — a seeded sample of N (balanced for
+- ``docs=N`` (1–20): the reading before ``docs=all`` became the default — a seeded sample of N (balanced for
   ``all``), each cut to ``example_tokens``, one call. ``narrative(docs=6, ...)`` ids stored
   then keep exactly this meaning; ``budget`` does not apply to it.
 
@@ -293,8 +293,8 @@ async def induce(ctx: Any, qid: str, client: Client, variant: str = ALL, reading
 
 async def _read_sample(ctx: Any, qid: str, client: Client, variant: str, reading: Reading, chosen: Sequence[Any],
                        meter: Meter) -> tuple[Optional[_Part], dict, str]:
-    """``docs=N``: one call over the sample, each document cut to ``example_tokens`` (as before
-    issue 16: the same prompt, so the same cache key)."""
+    """``docs=N``: one call over the sample, each document cut to ``example_tokens`` (as the
+    sampled reading always did: the same prompt, so the same cache key)."""
     p = _Prompter(ctx, qid, variant)
     items = []
     for n, h in enumerate(chosen, start=1):

@@ -24,7 +24,7 @@ that topic; a generic scale description does not. Two stages:
    instructions in the prompt; ``icl=k`` (RICL) adds ``k`` of the topic's
    judged documents as examples, chosen as by :mod:`qrelkit.judges.icl`.
 
-Stored ids keep their meaning. ``docs=all`` is the default since issue 16; before, the
+Stored ids keep their meaning. ``docs=all`` is the default now; before it, the
 instructor read a seeded sample of ``docs=6`` documents of ``example_tokens=120`` tokens, in
 one call, and every id stored then says ``docs=6`` — which still means exactly that (the same
 prompt, so the same cache key). Like every changed default (``Param.legacy``,
@@ -33,8 +33,7 @@ holds judgments under the old id resumes them with no model call; ``narrative(do
 written out judges anew. ``budget`` is left out of ids at its default (``auto``).
 
 The default variant is ``all``. The RCL paper (Otero & Parapar, arXiv 2602.08457) has the
-instructor analyse "sets of judged query-document pairs" of the topic (abstract; §2.3, as
-issue 16 summarises it) — relevant and non-relevant judgments alike — and the only
+instructor analyse "sets of judged query-document pairs" of the topic (abstract; §2.3) — relevant and non-relevant judgments alike — and the only
 relevant-only condition it reports is for the ICL baseline ("ICL Relevant"), not for RCL. The
 copy of the paper the search tool holds gives its abstract and opening only; in that text no
 comparison of narrative variants (relevant-only or non-relevant-only instructor input) is
@@ -331,7 +330,7 @@ class Narrative(LearningJudge):
         "select": Param(RANDOM, choice(RANDOM, RELEVANT_ONLY), "which examples, with icl"),
         "seed": Param(0, integer(0), "order of the instructor's documents and sampling of examples"),
         "docs": Param(EVERY, docs_count, "all: every judged document of the variant, in batches that fit "
-                      "budget; N: a sample of N (the reading before issue 16)", legacy=LEGACY_DOCS),
+                      "budget; N: a sample of N (the reading before docs=all)", legacy=LEGACY_DOCS),
         "budget": Param(AUTO, budget_value, "docs=all: tokens of one instructor prompt (auto: 1400 for the "
                         "embedded model, 6000 for others)", omit_default=True),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),

@@ -103,7 +103,7 @@ class _H11Pool:
 
     Why not aiohttp, the library built for this (benchmarks/http_pool.py, same
     prebuilt POST to the loopback fake server at 0.2 s latency, pools
-    alternated in one run on the shared 2-core machine, issue 19):
+    alternated in one run on the shared 2-core machine):
 
     ========= ============= ============== =========================
     in flight pool          share of ideal client CPU per call (ms)

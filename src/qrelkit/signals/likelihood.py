@@ -5,7 +5,7 @@ template, truncation and calls as the ``likelihood`` judge, so the client's cach
 and the judge): ``ql`` is log P(query | document) and ``pmi`` subtracts the topic's
 no-document prior (today's likelihood score). The raw log-likelihood carries the query's own
 predictability, which a per-topic normalisation in the learned judge can take out; the two
-are measured separately because neither dominates (issue 18: AUC 0.65 and 0.67).
+are measured separately because neither dominates (AUC 0.65 and 0.67 on LLMJudge dev, benchmarks/embedded.py).
 
 They need a client that can ``score`` (the embedded model, vLLM); without one they are dropped.
 A failed score call gives NaN for that pair (never a guessed value), and it is not cached.

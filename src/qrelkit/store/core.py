@@ -197,7 +197,7 @@ class StoreCore:
     def begin_load(self) -> None:
         """Mark the collection as being loaded, before the load's first write. Documents
         commit in batches, so a load killed half-way (SIGKILL, a lost machine) used to leave a
-        partial corpus that every later command took for the whole one (issue 25); the mark
+        partial corpus that every later command took for the whole one; the mark
         stays until :meth:`finish_load` and makes them refuse."""
         from qrelkit.store.commands import this_process
 

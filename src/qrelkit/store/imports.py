@@ -24,10 +24,6 @@ class ImportStore:
             self.put_judgments(rows)  # joins this transaction
         return removed, len(rows)
 
-    def imported_methods(self) -> list[str]:
-        return [m for (m,) in self.query("SELECT DISTINCT method FROM judgments WHERE source=? ORDER BY method",
-                                         (IMPORTED,))]
-
     def iter_doc_texts(self) -> Iterator[tuple[str, str]]:
         """``(docid, text)`` of every document, streamed (to match a tool's passages to docids)."""
         yield from self.iter_query("SELECT docid, text FROM docs ORDER BY docid")

@@ -111,18 +111,8 @@ class JudgmentStore:
         """Every method that wrote judge (not people's) judgments, sorted."""
         return [m for (m,) in self.query("SELECT DISTINCT method FROM judgments WHERE source != 'human' ORDER BY method")]
 
-    def judged_pairs(self, method: str, model: str) -> set[Pair]:
-        """Pairs this (method, model) has finished (anything but an error, which is retried)."""
-        return {
-            (q, d)
-            for q, d in self.query(
-                f"SELECT qid, docid FROM judgments WHERE method=? AND model=? AND status != '{ERROR}'",
-                (method, model),
-            )
-        }
-
     def has_finished(self, method: str, model: str) -> bool:
-        """Has this (method, model) finished any pair (see :meth:`judged_pairs`)?"""
+        """Has this (method, model) finished any pair (anything but an error, which is retried)?"""
         return bool(self.query(
             f"SELECT 1 FROM judgments WHERE method=? AND model=? AND status != '{ERROR}' LIMIT 1", (method, model)
         ))
