@@ -523,7 +523,7 @@ def report_from_store(
         saturation=growth,
         agreements=agreements,
         agreement_reference=reference_name,
-        escalations=_escalations(store, judgments, original),
+        escalations=_escalations(store, judgments, original, (job or {}).get("method")),
         costs=_costs(store),
         commands=_commands(command_runs),
         narrative_costs=_narrative_costs(stored_narratives),
@@ -546,9 +546,12 @@ def _version() -> str:
     return __version__
 
 
-def _escalations(store: Store, labels: Sequence[Any], original: dict) -> tuple[EscalationRow, ...]:
+def _escalations(store: Store, labels: Sequence[Any], original: dict,
+                 method: Optional[str] = None) -> tuple[EscalationRow, ...]:
     """Escalated, failed and adjudicated judgments (read whole, for their reasons) and what
-    became of them; ``labels`` are every judgment without texts (people's outcomes)."""
+    became of them; ``labels`` are every judgment without texts (people's outcomes). With
+    ``method`` (the stored job's), only that judge's: one row per case of the merged job, not
+    one per method id that ever judged it. A pair that had no text to judge is not an escalation."""
     people: dict[tuple[str, str], int] = {}
     for j in labels:
         if j.source == "human" and j.effective_grade is not None:
@@ -556,7 +559,7 @@ def _escalations(store: Store, labels: Sequence[Any], original: dict) -> tuple[E
     rows = []
     for status in (ESCALATE, ERROR, ADJUDICATED):
         for j in store.judgments(status=status):
-            if j.source == "human":
+            if j.source == "human" or (method is not None and j.method != method) or j.prov.get("missing"):
                 continue
             key = (j.qid, j.docid)
             if key in people:
