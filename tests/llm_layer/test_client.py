@@ -476,6 +476,19 @@ def test_json_object_mode_for_llamacpp(server):
     assert rf == {"type": "json_object", "schema": SCHEMA}
 
 
+def test_json_object_mode_sends_no_string_lengths(server):
+    """llama-cpp-python's server compiles a ``maxLength`` into nested grammar rules and dies of a
+    long one; the Client still checks the reply against the whole schema."""
+    long = {"type": "object", "properties": {"reason": {"type": "string", "maxLength": 300},
+                                             "quotes": {"type": "array", "maxItems": 2,
+                                                        "items": {"type": "string", "maxLength": 200}}}}
+    client = client_for(server, "?json=object")
+    run(client.complete(MSGS, schema=long))
+    sent = server.stats()["bodies"][0]["response_format"]["schema"]
+    assert "maxLength" not in json.dumps(sent)
+    assert sent["properties"]["quotes"]["maxItems"] == 2
+
+
 def test_concurrency_limit_is_never_exceeded(server):
     server.script(latency=0.05, keep_bodies=False)
     client = client_for(server, concurrency=5)

@@ -275,6 +275,23 @@ class OpenAISettings:
     connect_timeout: float = 10.0
 
 
+_LENGTHS = frozenset({"maxLength", "minLength"})
+
+
+def grammar_schema(schema: Any) -> Any:
+    """``schema`` without string length bounds, for servers that compile it into a grammar.
+
+    llama.cpp turns ``maxLength: 300`` into 300 nested optional rules; llama-cpp-python's server
+    (0.3.x) then fails to parse its own grammar and the process dies, taking every later call with
+    it (found running `fill` against ``python -m llama_cpp.server`` with the debate's schema). The
+    Client still checks the reply against the full schema."""
+    if isinstance(schema, dict):
+        return {k: grammar_schema(v) for k, v in schema.items() if k not in _LENGTHS}
+    if isinstance(schema, list):
+        return [grammar_schema(v) for v in schema]
+    return schema
+
+
 class OpenAIBackend:
     def __init__(
         self,
@@ -398,7 +415,7 @@ class OpenAIBackend:
                     "json_schema": {"name": "answer", "schema": schema},
                 }
             elif mode == "object":
-                payload["response_format"] = {"type": "json_object", "schema": schema}
+                payload["response_format"] = {"type": "json_object", "schema": grammar_schema(schema)}
             else:
                 instruction = PROMPT_SCHEMA_INSTRUCTION + json.dumps(schema)
                 for i in range(len(msgs) - 1, -1, -1):
