@@ -98,7 +98,10 @@ def _finish(store: Store, ws: Path, job: Job, report: bool, judged: bool) -> tup
     """Merge the job's labels, write the merged qrels and (with ``report``) the report."""
     from qrelkit.merge import merge, write_merged
 
-    result = merge(store, method=job.method_id, model=job.model_id, strict=judged)
+    # strict only once the job has judgments: a pool with no holes, or a first run whose every call
+    # went unanswered, merges the original and people's labels alone
+    result = merge(store, method=job.method_id, model=job.model_id,
+                   strict=judged and store.has_judgments(job.method_id, job.model_id))
     out = ws / MERGED_QRELS
     write_merged(result, out)
     report_path = None
@@ -212,9 +215,11 @@ def _start(store: Store, kind: str, plan_arg: Any, options: dict, run: RunSettin
 def left_over(store: Store, job: Job, summary: JudgeSummary) -> dict[str, int]:
     """The holes of the LLM's share the job has not labelled, per reason: ``limit`` (not judged
     yet: a --limit, or an interruption), ``budget`` (escalations the --budget left undecided),
-    ``no_text`` (no document text to judge), ``errors`` (failed calls, retried by the next run)."""
+    ``no_text`` (no document text to judge), ``errors`` (failed calls, retried by the next run),
+    ``unanswered`` (the server gave no answer: not recorded at all, judged by the next run)."""
     left = {
-        "limit": store.not_judged_by(job.method_id, summary.model),
+        "limit": store.not_judged_by(job.method_id, summary.model) - summary.unanswered,
+        "unanswered": summary.unanswered,
         "budget": summary.undecided,
         "no_text": summary.no_text,
         "errors": summary.errors,
@@ -229,6 +234,9 @@ def _next_steps(ws: Path, job: Job, left: dict[str, int]) -> str:
         steps.append(f"{left['limit']} holes not judged yet" + (f" (--limit {job.limit})" if job.limit is not None
                      else "") + f": run `qrelkit {job.kind} -w {ws}" + (" --limit N` with a larger N"
                                                                        if job.limit is not None else "`"))
+    if left.get("unanswered"):
+        steps.append(f"{left['unanswered']} cases got no answer from the server: run `qrelkit {job.kind} -w {ws}` "
+                     "again to judge them")
     if left.get("errors"):
         steps.append(f"{left['errors']} calls failed: run `qrelkit {job.kind} -w {ws}` again to retry them")
     if left.get("budget"):

@@ -102,6 +102,7 @@ class _Recorder:
         self.total, self.progress = total, progress
         self.usage0 = client.usage
         self.done = self.escalations = self.errors = 0
+        self.unanswered = 0  # cases not recorded: the server gave no answer (the next run retries them)
         self.buffer: list[Any] = []
         self.flushed_at = time.monotonic()
 
@@ -141,6 +142,8 @@ async def _judge_each(judge: Judge, cases: Iterable[Case], client: Client, concu
                 v = inp if isinstance(inp, Verdict) else await judge(inp, client)
             if not (v.status == ERROR and calls.unanswered):  # a server that did not answer: the next
                 record(case, v)                                # run retries the case; people never see it
+            else:
+                record.unanswered += 1
 
     workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, max(1, record.total)))]
     try:
@@ -270,7 +273,7 @@ async def _judge_selection(run: RunContext, progress: Optional[Callable[[Progres
         used: Usage = client.usage - record.usage0
         for j in judge.chain():
             used = used + j.extra_usage()
-        summary = summarise(run, used, record.done, calibration, learned)
+        summary = summarise(run, used, record.done, calibration, learned, record.unanswered)
         store.finish_command(run_id, command_totals(client.usage_dict(), summary), status=status)
         for j in judge.chain():
             await j.aclose()

@@ -58,6 +58,7 @@ class JudgeSummary:
     new: int = 0
     dropped: int = 0
     no_text: int = 0  # pairs of the share whose document has no text: not cases, never judged
+    unanswered: int = 0  # cases this run could not judge because the server gave no answer
     undecided: int = 0
     adjudicated: int = 0
     seconds: float = 0.0
@@ -73,7 +74,8 @@ class JudgeSummary:
         return asdict(self)
 
 
-def summarise(run: "RunContext", usage: Usage, new: int, calibration: dict, learned: Learned) -> JudgeSummary:
+def summarise(run: "RunContext", usage: Usage, new: int, calibration: dict, learned: Learned,
+              unanswered: int = 0) -> JudgeSummary:
     """The summary of a run whose own usage was ``usage``; the counts are over the run's
     selection (a :class:`qrelkit.store.Selection`), counted in SQL."""
     import time
@@ -99,6 +101,7 @@ def summarise(run: "RunContext", usage: Usage, new: int, calibration: dict, lear
         undecided=n.undecided,
         adjudicated=n.adjudicated,
         no_text=_no_text(run),
+        unanswered=unanswered,
         seconds=round(seconds, 3),
         calibration=calibration,
         **usage.as_dict(),
