@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Optional
 from qrelkit.engines import EngineSpec
 from qrelkit.judges import JudgeSpec, parse_prefilter, parse_spec, resolve_method
 from qrelkit.judges.spec import is_auto
+from qrelkit.types import Case
 
 
 def has_labels(store: Any) -> bool:
@@ -54,6 +55,7 @@ class JudgingJob:
     max_attempts: Optional[int] = None
     oracle: Optional[Mapping[tuple[str, str], int]] = field(default=None, compare=False, hash=False)
     engine: Optional[str | EngineSpec] = None  # where model calls run (qrelkit.engines): local | ray(...)
+    cases: Optional[tuple[Case, ...]] = field(default=None, compare=False, hash=False)  # replaces the selection
 
     def spec(self, store: Any = None) -> JudgeSpec:
         """The method this job runs, composed and checked (raises UsageError). With ``store``,
@@ -101,6 +103,7 @@ async def arun_job(store: Any, job: JudgingJob, progress: Optional[Callable] = N
         return await arun_judging(
             store, spec, client, task=job.task, share=job.share, limit=job.limit, concurrency=job.concurrency,
             budget=None if job.own_budget(spec) else job.budget, progress=progress, threshold=job.threshold, oracle=job.oracle,
+            cases=job.cases,
         )
     finally:
         await client.aclose()

@@ -12,6 +12,7 @@ from qrelkit.cli._app import app, console
 # isort: off
 from qrelkit.cli import collection, judging, annotate, agree, evaluate, stability, ragalign, report  # noqa: F401, E402
 from qrelkit.cli import jobs, narratives, rag  # noqa: F401, E402
+from qrelkit.cli import compare  # noqa: F401, E402
 # isort: on
 
 # Options that take several values after one flag (`--runs a.run b.run c.run`,

@@ -1,0 +1,91 @@
+"""Presets: a seed paper's experiment laid out as the paper does, its published figures beside.
+
+The published figures are data (``published.toml``, one row per table row, naming the
+table and the file of ``/work/shared/papers`` each was checked against), never numbers in
+code, so a reader sees which figure is the paper's and which is measured. A preset row
+names the judge spec that measures it; rows of the paper's people (Human-Only) have none
+and print only the published column.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Optional
+
+from qrelkit.errors import UsageError
+
+# the figures each kind of preset puts side by side, in print order
+FIELDS = {
+    "decided": ("balanced_accuracy", "recall_relevant", "recall_nonrelevant", "escalation_ratio",
+                "usd_per_case", "latency_serial", "latency_parallel"),
+    "overall": ("balanced_accuracy_overall", "recall_relevant_overall", "recall_nonrelevant_overall"),
+    "rounds": ("persistence", "consensus_cases", "spurious"),
+    "rcl": ("f1", "mcc"),
+}
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    table: str
+    row: str
+    method: str  # judge spec measuring it ("" = not measured)
+    source: str
+    figures: tuple[tuple[str, float], ...]
+    extra: tuple[tuple[str, Any], ...] = ()  # round, allocation, ...
+
+    def get(self, key: str) -> Any:
+        return dict(self.extra).get(key)
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    paper: str
+    field: str
+    rows: tuple[PublishedRow, ...]
+    method: Optional[str] = None  # one method for the whole preset (persistence)
+
+    def methods(self, model2: Optional[str] = None) -> list[str]:
+        """The specs to judge, in row order, once each; rows needing ``{model2}`` only with one."""
+        out: list[str] = []
+        for r in self.rows:
+            spec = resolve(r.method, model2)
+            if spec and spec not in out:
+                out.append(spec)
+        if self.method and self.method not in out:
+            out.append(self.method)
+        return out
+
+
+def resolve(method: str, model2: Optional[str]) -> Optional[str]:
+    if "{model2}" in method:
+        return method.replace("{model2}", model2) if model2 else None
+    return method or None
+
+
+def _load() -> dict:
+    text = resources.files("qrelkit.compare").joinpath("published.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+NOT_FIGURES = {"table", "row", "method", "source", "round", "allocation"}
+
+
+def preset(name: str) -> Preset:
+    data = _load()
+    if name not in data:
+        raise UsageError(f"--preset {name!r}: choose from {', '.join(sorted(data))}")
+    d = data[name]
+    rows = tuple(
+        PublishedRow(r["table"], r["row"], r.get("method", ""), r["source"],
+                     tuple((k, float(v)) for k, v in r.items() if k not in NOT_FIGURES),
+                     tuple((k, r[k]) for k in ("round", "allocation") if k in r))
+        for r in d["rows"]
+    )
+    return Preset(name, d["title"], d["paper"], d["field"], rows, d.get("method"))
+
+
+def names() -> list[str]:
+    return sorted(_load())
