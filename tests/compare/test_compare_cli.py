@@ -139,3 +139,49 @@ def test_a_preset_fills_the_measured_cell_of_a_row_it_judged(server, tmp_path):
     row = next(r for r in out["preset"]["rows"]
                if r["row"] == "DREAM R=2, people" and r["figure"] == "balanced_accuracy_overall")
     assert (row["published"], row["measured"]) == (0.951, 1.0)
+
+
+def test_a_confidence_method_gets_a_curve_at_the_four_budgets(server, tmp_path):
+    model, _ = server
+    ws = make_ws(tmp_path / "ws")
+    out = compare(ws, model, "--methods", "learned(signals=lexical,budget=12.5%)", "--sample", "50")
+    points = out["budget_curves"][0]["points"]
+    assert [(p["budget"], p["escalation_ratio"]) for p in points] == [
+        ("3.5%", 0.02), ("12.5%", 0.12), ("25%", 0.24), ("50%", 0.5)]  # floor(budget x 50 pairs)
+
+
+def test_the_curve_names_the_agreement_method_it_must_match(server, tmp_path):
+    model, _ = server
+    ws = make_ws(tmp_path / "ws")
+    out = compare(ws, model, "--methods", "debate(rounds=2)", "learned(signals=lexical,budget=50%)", "--sample", "50")
+    curve = out["budget_curves"][0]
+    assert (curve["target"], curve["target_balanced_accuracy"]) == ("debate(rounds=2)", 1.0)
+
+
+@pytest.mark.browser
+def test_the_html_page_shows_both_figures_in_chromium(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    model, _ = server
+    ws = make_ws(tmp_path / "ws")
+    page_path = tmp_path / "out" / "compare.html"
+    compare(ws, model, "--methods", "zero-shot", "learned(signals=lexical,budget=25%)", "--sample", "50",
+            "--html", str(page_path))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.goto(page_path.as_uri())
+            widths = page.eval_on_selector_all("img", "els => els.map(e => e.naturalWidth)")
+        finally:
+            browser.close()
+    assert len(widths) == 2 and all(w > 100 for w in widths)
+
+
+def test_the_html_page_is_written_without_leaving_a_temporary_file(server, tmp_path):
+    model, _ = server
+    ws = make_ws(tmp_path / "ws")
+    out_dir = tmp_path / "out"
+    compare(ws, model, "--methods", "zero-shot", "--sample", "20", "--html", str(out_dir / "c.html"))
+    assert [p.name for p in out_dir.iterdir()] == ["c.html"]

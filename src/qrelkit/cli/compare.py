@@ -41,6 +41,9 @@ def compare_cmd(
         "dream-ablations, dream-persistence, rcl."),
     model: str = typer.Option("local", "--model", help="Model spec (local, openai:MODEL@URL, ...)."),
     models: Optional[List[str]] = typer.Option(None, "--models", help="dream-ablations: the second model family."),
+    adjust: Optional[List[str]] = typer.Option(
+        None, "--with", help="Preset: parameters for one method, METHOD:NAME=VALUE,... (e.g. "
+        "debate:doc_tokens=300 for a 2,048-token model); repeat per method."),
     reference: Optional[Path] = typer.Option(
         None, "--reference", help="Reference qrels (default: the workspace's original qrels)."),
     sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Pairs to draw (first call; default 200)."),
@@ -67,18 +70,19 @@ def compare_cmd(
     if workspace is None:
         raise UsageError("this command needs a workspace: pass -w/--workspace DIR")
     model2 = models[0] if models else None
-    specs = list(methods or []) + ([m for m in pre.methods(model2) if m not in (methods or [])] if pre else [])
+    adj = P.parse_adjust(adjust)
+    specs = list(methods or []) + ([m for m in pre.methods(model2, adj) if m not in (methods or [])] if pre else [])
     if not specs:
         raise UsageError("pass --methods SPEC ... or --preset NAME")
     out = _run(workspace, specs, model, reference, sample, sample_file, draw, seed, name, concurrency, budgets,
                no_curve, threshold, max_attempts)
     if pre is not None and pre.field == "rounds":
-        out["persistence"] = _persistence(workspace, out, pre.method, model)
+        out["persistence"] = _persistence(workspace, out, P.resolve(pre.method, model2, adj), model)
     if pre is not None:
         from qrelkit.compare.side_by_side import side_by_side
 
         out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
-                         "rows": [r.to_dict() for r in side_by_side(pre, out, model2)]}
+                         "rows": [r.to_dict() for r in side_by_side(pre, out, model2, adj)]}
     if html is not None:
         from qrelkit.compare.page import write_page
 

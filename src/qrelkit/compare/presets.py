@@ -11,7 +11,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from qrelkit.errors import UsageError
 
@@ -47,22 +47,63 @@ class Preset:
     rows: tuple[PublishedRow, ...]
     method: Optional[str] = None  # one method for the whole preset (persistence)
 
-    def methods(self, model2: Optional[str] = None) -> list[str]:
+    def methods(self, model2: Optional[str] = None, adjust: Optional[Mapping[str, str]] = None) -> list[str]:
         """The specs to judge, in row order, once each; rows needing ``{model2}`` only with one."""
         out: list[str] = []
-        for r in self.rows:
-            spec = resolve(r.method, model2)
+        for m in [r.method for r in self.rows] + [self.method or ""]:
+            spec = resolve(m, model2, adjust)
             if spec and spec not in out:
                 out.append(spec)
-        if self.method and self.method not in out:
-            out.append(self.method)
         return out
 
 
-def resolve(method: str, model2: Optional[str]) -> Optional[str]:
+def resolve(method: str, model2: Optional[str], adjust: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """A row's spec as it is judged: ``{model2}`` filled in, and ``adjust``'s parameters set for
+    its method (``{"debate": "doc_tokens=300"}``: what a small model's context needs; the row
+    stays the paper's configuration otherwise)."""
     if "{model2}" in method:
-        return method.replace("{model2}", model2) if model2 else None
-    return method or None
+        if not model2:
+            return None
+        method = method.replace("{model2}", model2)
+    if not method:
+        return None
+    if not adjust:
+        return method
+    from qrelkit.judges import parse_spec
+
+    spec = parse_spec(method)
+    params = adjust.get(spec.main.name)
+    if not params:
+        return method
+    return spec.with_main(spec.main.with_params(**split_params(params))).canonical
+
+
+def split_params(text: str) -> dict[str, str]:
+    """``"a=1,b=[x,y]"`` -> ``{"a": "1", "b": "[x,y]"}`` (commas inside brackets kept)."""
+    out, depth, cur = {}, 0, ""
+    for ch in text + ",":
+        depth += ch in "[(" and 1 or ch in "])" and -1 or 0
+        if ch == "," and depth == 0:
+            if cur.strip():
+                if "=" not in cur:
+                    raise UsageError(f"--with: {cur.strip()!r} is not NAME=VALUE")
+                k, v = cur.split("=", 1)
+                out[k.strip()] = v.strip()
+            cur = ""
+        else:
+            cur += ch
+    return out
+
+
+def parse_adjust(items: Optional[list[str]]) -> dict[str, str]:
+    """``--with METHOD:PARAMS`` values -> ``{method: params}``."""
+    out = {}
+    for it in items or []:
+        name, sep, params = it.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"--with {it!r}: expected METHOD:NAME=VALUE,..., e.g. debate:doc_tokens=300")
+        out[name.strip()] = params
+    return out
 
 
 def _load() -> dict:

@@ -102,7 +102,7 @@ def score(gold: Mapping[Pair, int], labels: Mapping[Pair, Optional[int]], status
     ba_all = float(_ba(y_all, p_all)) if rr_all is not None and rn_all is not None else None
     return Scores(
         cases=len(keys), decided=len(decided), escalated=len(keys) - len(decided) - errors, errors=errors,
-        escalation_ratio=1 - len(decided) / len(keys) if keys else 0.0,
+        escalation_ratio=(len(keys) - len(decided)) / len(keys) if keys else 0.0,
         balanced_accuracy=ba, balanced_accuracy_low=lo, balanced_accuracy_high=hi,
         recall_relevant=rr, recall_nonrelevant=rn, cohen_kappa=kappa,
         balanced_accuracy_overall=ba_all, recall_relevant_overall=rr_all, recall_nonrelevant_overall=rn_all,

@@ -8,7 +8,7 @@ debate), keep an empty measured cell.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from qrelkit.compare.presets import FIELDS, Preset, resolve
 
@@ -36,7 +36,8 @@ def _find(results: list[dict], spec: Optional[str]) -> Optional[dict]:
     return next((r for r in results if r["method"] == spec or r["canonical"] == canonical), None)
 
 
-def side_by_side(p: Preset, comparison: dict, model2: Optional[str] = None) -> list[SideRow]:
+def side_by_side(p: Preset, comparison: dict, model2: Optional[str] = None,
+                 adjust: Optional[Mapping[str, str]] = None) -> list[SideRow]:
     """``comparison``: a :class:`qrelkit.compare.run.Comparison` as ``to_dict`` gives it (plus the
     preset's own measurements: ``persistence`` rows, ``rcl_baseline``)."""
     results = list(comparison.get("methods", []))
@@ -44,7 +45,7 @@ def side_by_side(p: Preset, comparison: dict, model2: Optional[str] = None) -> l
         results += c["points"]
     out = []
     for r in p.rows:
-        spec = resolve(r.method, model2)
+        spec = resolve(r.method, model2, adjust)
         measured = _measured_row(p, r, spec, results, comparison)
         published = dict(r.figures)
         keys = [k for k in FIELDS[p.field] if k in published]
