@@ -185,3 +185,24 @@ def test_the_html_page_is_written_without_leaving_a_temporary_file(server, tmp_p
     out_dir = tmp_path / "out"
     compare(ws, model, "--methods", "zero-shot", "--sample", "20", "--html", str(out_dir / "c.html"))
     assert [p.name for p in out_dir.iterdir()] == ["c.html"]
+
+
+def test_the_persistence_preset_fills_every_round(server, tmp_path):
+    model, _ = server
+    ws = make_ws(tmp_path / "ws")
+    out = compare(ws, model, "--preset", "dream-persistence", "--sample", "10")
+    measured = {r["row"]: r["measured"] for r in out["preset"]["rows"] if r["figure"] == "persistence"}
+    assert measured == {"R2": 1.0, "R3": 1.0, "R4": 1.0, "R5": 1.0}  # scripted agents never change their minds
+
+
+def test_rows_of_a_mixed_debate_are_left_unmeasured_without_a_second_model():
+    from qrelkit.compare.presets import preset
+
+    assert not any("models=" in m for m in preset("dream-ablations").methods())
+
+
+@pytest.mark.parametrize("name", ["dream-table1", "dream-rounds", "dream-ablations", "dream-persistence", "rcl"])
+def test_every_preset_row_names_its_table_and_the_paper_file_it_was_checked_against(name):
+    from qrelkit.compare.presets import preset
+
+    assert all(r.table and r.source[:3] in ("000", "001", "002") for r in preset(name).rows)
