@@ -123,7 +123,7 @@ async def judge_method(store: Any, sample: Sample, cases: tuple[Case, ...], spec
     run = store.comparison_cost(sample.name, summary.method, summary.model)
     return MethodResult(
         method=label or spec_text, canonical=summary.method, model=summary.model, role=role(spec),
-        budget=budget_of(spec), scores=score(gold, labels, statuses, threshold, seed=req.draw.seed),
+        budget=budget_of(spec), scores=score(gold, labels, statuses, threshold, seed=sample.draw.seed),
         cost=cost_of(js, prices, run), new_calls=new_calls,
     )
 
