@@ -52,7 +52,7 @@ def accuracy_vs_escalation(out: dict) -> Optional[str]:
     ax.set_xlabel("escalation ratio (%)")
     ax.set_ylabel("balanced accuracy on decided cases (%)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)  # below: long specs
     return _png(fig)
 
 
@@ -70,7 +70,7 @@ def cost_vs_accuracy(out: dict) -> Optional[str]:
     ax.set_xlabel(label)
     ax.set_ylabel("balanced accuracy, every case (%)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)  # below: long specs
     return _png(fig)
 
 
