@@ -201,8 +201,9 @@ def test_rows_of_a_mixed_debate_are_left_unmeasured_without_a_second_model():
     assert not any("models=" in m for m in preset("dream-ablations").methods())
 
 
-@pytest.mark.parametrize("name", ["dream-table1", "dream-rounds", "dream-ablations", "dream-persistence", "rcl"])
+@pytest.mark.parametrize("name", ["dream-table1", "dream-rounds", "dream-ablations", "dream-persistence", "rcl",
+                                  "shelf-life"])
 def test_every_preset_row_names_its_table_and_the_paper_file_it_was_checked_against(name):
     from qrelkit.compare.presets import preset
 
-    assert all(r.table and r.source[:3] in ("000", "001", "002") for r in preset(name).rows)
+    assert all(r.table and r.source[:3] in ("000", "001", "002", "003") for r in preset(name).rows)

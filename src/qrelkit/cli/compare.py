@@ -38,7 +38,7 @@ def compare_cmd(
     methods: Optional[List[str]] = typer.Option(None, "--methods", help="Judge specs to compare (several after one flag)."),
     preset: Optional[str] = typer.Option(
         None, "--preset", help="A seed paper's experiment with its published figures: dream-table1, dream-rounds, "
-        "dream-ablations, dream-persistence, rcl."),
+        "dream-ablations, dream-persistence, rcl, shelf-life."),
     model: str = typer.Option("local", "--model", help="Model spec (local, openai:MODEL@URL, ...)."),
     models: Optional[List[str]] = typer.Option(None, "--models", help="dream-ablations: the second model family."),
     adjust: Optional[List[str]] = typer.Option(
@@ -56,7 +56,12 @@ def compare_cmd(
     no_curve: bool = typer.Option(False, "--no-curve", help="No budget curves for confidence methods."),
     threshold: str = typer.Option("auto", "--threshold", help="Relevant = grade >= THRESHOLD (auto: 1 binary, 2 graded)."),
     max_attempts: Optional[int] = typer.Option(None, "--max-attempts", min=1, help="Client attempts per call."),
-    runs: Optional[List[str]] = typer.Option(None, "--runs", help="rcl: the runs whose significance decisions count."),
+    runs: Optional[List[str]] = typer.Option(None, "--runs", help="rcl, shelf-life: the runs whose significance "
+                                             "decisions / ranking count."),
+    assessors: Optional[List[str]] = typer.Option(None, "--assessors", help="shelf-life: one qrels per secondary "
+                                                  "assessor (files, folders or quoted globs)."),
+    combination: Optional[Path] = typer.Option(None, "--combination", help="shelf-life: the natural combination, "
+                                               "TSV qid<TAB>assessor."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as a self-contained HTML page."),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -67,6 +72,8 @@ def compare_cmd(
     pre = P.preset(preset) if preset else None
     if pre is not None and pre.name == "rcl":
         return _rcl(pre, runs, reference, as_json)
+    if pre is not None and pre.name == "shelf-life":
+        return _shelf_life(pre, runs, reference, assessors, combination, as_json)
     if workspace is None:
         raise UsageError("this command needs a workspace: pass -w/--workspace DIR")
     model2 = models[0] if models else None
@@ -146,6 +153,29 @@ def _rcl(pre, runs, reference, as_json: bool) -> None:
     base = {a: people_only(run_list, qrels, allocation=a) for a in ("depth", "stratified")}
     out = {"preset": None, "runs": len(run_list), "rcl_baseline": {a: b.mcc for a, b in base.items()},
            "baselines": [b.to_dict() for b in base.values()]}
+    out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
+                     "rows": [r.to_dict() for r in side_by_side(pre, out)]}
+    if as_json:
+        print_json(out)
+        return
+    _print_preset(out["preset"])
+
+
+def _shelf_life(pre, runs, reference, assessors, combination, as_json: bool) -> None:
+    from qrelkit.cli._app import require_runs
+    from qrelkit.compare.shelf_life import measure
+    from qrelkit.compare.side_by_side import side_by_side
+    from qrelkit.data import load_qrels
+    from qrelkit.errors import UsageError
+    from qrelkit.evaluate.assessors import read_assessors, read_combination
+
+    if reference is None or not assessors:
+        raise UsageError("--preset shelf-life needs --reference QRELS (the primary), --assessors QRELS ... and --runs")
+    sources = read_assessors(list(assessors))
+    natural = read_combination(str(combination), [n for n, _ in sources]) if combination else None
+    run_list = require_runs(runs)
+    out = {"runs": len(run_list), "assessors": [n for n, _ in sources],
+           "shelf_life": measure(run_list, dict(load_qrels(str(reference)).pairs), sources, natural)}
     out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
                      "rows": [r.to_dict() for r in side_by_side(pre, out)]}
     if as_json:

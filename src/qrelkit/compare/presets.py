@@ -22,6 +22,7 @@ FIELDS = {
     "overall": ("balanced_accuracy_overall", "recall_relevant_overall", "recall_nonrelevant_overall"),
     "rounds": ("persistence", "consensus_cases", "spurious"),
     "rcl": ("f1", "mcc"),
+    "shelf": ("kendall_tau", "spearman_rho", "rbo", "ndcg_at_10"),
 }
 
 
@@ -111,7 +112,7 @@ def _load() -> dict:
     return tomllib.loads(text)
 
 
-NOT_FIGURES = {"table", "row", "method", "source", "round", "allocation"}
+NOT_FIGURES = {"table", "row", "method", "source", "round", "allocation", "measured_as"}
 
 
 def preset(name: str) -> Preset:
@@ -122,7 +123,7 @@ def preset(name: str) -> Preset:
     rows = tuple(
         PublishedRow(r["table"], r["row"], r.get("method", ""), r["source"],
                      tuple((k, float(v)) for k, v in r.items() if k not in NOT_FIGURES),
-                     tuple((k, r[k]) for k in ("round", "allocation") if k in r))
+                     tuple((k, r[k]) for k in ("round", "allocation", "measured_as") if k in r))
         for r in d["rows"]
     )
     return Preset(name, d["title"], d["paper"], d["field"], rows, d.get("method"))
