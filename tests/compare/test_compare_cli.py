@@ -202,8 +202,22 @@ def test_rows_of_a_mixed_debate_are_left_unmeasured_without_a_second_model():
 
 
 @pytest.mark.parametrize("name", ["dream-table1", "dream-rounds", "dream-ablations", "dream-persistence", "rcl",
-                                  "shelf-life"])
+                                  "shelf-life", "bridge"])
 def test_every_preset_row_names_its_table_and_the_paper_file_it_was_checked_against(name):
     from qrelkit.compare.presets import preset
 
     assert all(r.table and r.source[:3] in ("000", "001", "002", "003") for r in preset(name).rows)
+
+
+def test_the_bridge_preset_fills_a_systems_row_with_its_hole_at_10():
+    from qrelkit.data import load_qrels, read_runs
+    from qrelkit.evaluate.saturation import hole_at_k
+
+    demo = Path(__file__).resolve().parents[2] / "src" / "qrelkit" / "demo"
+    runs = sorted(str(p) for p in demo.glob("*.run"))
+    r = qrelkit("compare", "--preset", "bridge", "--runs", *runs, "--reference", str(demo / "qrels.txt"),
+                "--new-qrels", str(demo / "qrels.full.txt"), "--json")
+    assert r.returncode == 0, r.stderr
+    row = next(x for x in json.loads(r.stdout)["preset"]["rows"] if x["row"] == "Splade" and x["figure"] == "hole_at_10")
+    expected = hole_at_k(read_runs(runs), load_qrels(str(demo / "qrels.txt")), load_qrels(str(demo / "qrels.full.txt")))
+    assert (row["published"], row["measured"]) == (0.19, expected["splade"])

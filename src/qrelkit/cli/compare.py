@@ -38,7 +38,7 @@ def compare_cmd(
     methods: Optional[List[str]] = typer.Option(None, "--methods", help="Judge specs to compare (several after one flag)."),
     preset: Optional[str] = typer.Option(
         None, "--preset", help="A seed paper's experiment with its published figures: dream-table1, dream-rounds, "
-        "dream-ablations, dream-persistence, rcl, shelf-life."),
+        "dream-ablations, dream-persistence, rcl, shelf-life, bridge."),
     model: str = typer.Option("local", "--model", help="Model spec (local, openai:MODEL@URL, ...)."),
     models: Optional[List[str]] = typer.Option(None, "--models", help="dream-ablations: the second model family."),
     adjust: Optional[List[str]] = typer.Option(
@@ -62,6 +62,8 @@ def compare_cmd(
                                                   "assessor (files, folders or quoted globs)."),
     combination: Optional[Path] = typer.Option(None, "--combination", help="shelf-life: the natural combination, "
                                                "TSV qid<TAB>assessor."),
+    new_qrels: Optional[Path] = typer.Option(None, "--new-qrels", help="bridge: the labels hole filling added "
+                                             "(or the filled qrels)."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as a self-contained HTML page."),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -72,6 +74,8 @@ def compare_cmd(
     pre = P.preset(preset) if preset else None
     if pre is not None and pre.name == "rcl":
         return _rcl(pre, runs, reference, as_json)
+    if pre is not None and pre.name == "bridge":
+        return _bridge(pre, runs, reference, new_qrels, threshold, as_json)
     if pre is not None and pre.name == "shelf-life":
         return _shelf_life(pre, runs, reference, assessors, combination, as_json)
     if workspace is None:
@@ -153,6 +157,29 @@ def _rcl(pre, runs, reference, as_json: bool) -> None:
     base = {a: people_only(run_list, qrels, allocation=a) for a in ("depth", "stratified")}
     out = {"preset": None, "runs": len(run_list), "rcl_baseline": {a: b.mcc for a, b in base.items()},
            "baselines": [b.to_dict() for b in base.values()]}
+    out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
+                     "rows": [r.to_dict() for r in side_by_side(pre, out)]}
+    if as_json:
+        print_json(out)
+        return
+    _print_preset(out["preset"])
+
+
+def _bridge(pre, runs, reference, new_qrels, threshold: str, as_json: bool) -> None:
+    from qrelkit.cli._app import require_runs
+    from qrelkit.compare.bridge import measure
+    from qrelkit.compare.side_by_side import side_by_side
+    from qrelkit.data import load_qrels
+    from qrelkit.errors import UsageError
+    from qrelkit.evaluate.threshold import parse_threshold, resolve_threshold
+
+    if reference is None or new_qrels is None:
+        raise UsageError("--preset bridge needs --reference QRELS (the original labels), --new-qrels QRELS and --runs")
+    original = dict(load_qrels(str(reference)).pairs)
+    thr = resolve_threshold(parse_threshold(threshold), original, str(reference)).value
+    run_list = require_runs(runs)
+    out = {"runs": len(run_list), "threshold": thr,
+           "bridge": measure(run_list, original, dict(load_qrels(str(new_qrels)).pairs), thr)}
     out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
                      "rows": [r.to_dict() for r in side_by_side(pre, out)]}
     if as_json:

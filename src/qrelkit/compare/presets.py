@@ -23,6 +23,7 @@ FIELDS = {
     "rounds": ("persistence", "consensus_cases", "spurious"),
     "rcl": ("f1", "mcc"),
     "shelf": ("kendall_tau", "spearman_rho", "rbo", "ndcg_at_10"),
+    "bridge": ("hole_at_10", "hit_at_10_after", "hit_at_10_gain", "ragalign_before", "ragalign_after"),
 }
 
 
@@ -112,7 +113,7 @@ def _load() -> dict:
     return tomllib.loads(text)
 
 
-NOT_FIGURES = {"table", "row", "method", "source", "round", "allocation", "measured_as"}
+NOT_FIGURES = {"table", "row", "method", "source", "round", "allocation", "measured_as", "system"}
 
 
 def preset(name: str) -> Preset:
@@ -123,7 +124,7 @@ def preset(name: str) -> Preset:
     rows = tuple(
         PublishedRow(r["table"], r["row"], r.get("method", ""), r["source"],
                      tuple((k, float(v)) for k, v in r.items() if k not in NOT_FIGURES),
-                     tuple((k, r[k]) for k in ("round", "allocation", "measured_as") if k in r))
+                     tuple((k, r[k]) for k in ("round", "allocation", "measured_as", "system") if k in r))
         for r in d["rows"]
     )
     return Preset(name, d["title"], d["paper"], d["field"], rows, d.get("method"))

@@ -63,6 +63,8 @@ def _measured_row(p: Preset, r: Any, spec: Optional[str], results: list[dict], c
             return None
         n = x.get("debates") or 0
         return {**x, "consensus_cases": round(x["consensus"] * n) if x.get("consensus") is not None else None}
+    if p.field == "bridge":
+        return comparison.get("bridge", {}).get(str(r.get("system")).lower())
     if p.field == "shelf":
         return comparison.get("shelf_life", {}).get(r.get("measured_as"))
     if p.field == "rcl":
