@@ -53,10 +53,12 @@ class MethodResult:
     scores: Scores
     cost: Cost
     new_calls: int  # calls of this invocation that reached the model
+    calibration: dict = field(default_factory=dict, hash=False)  # what the method learnt or calibrated, this run
 
     def to_dict(self) -> dict:
         return {"method": self.method, "canonical": self.canonical, "model": self.model, "role": self.role,
-                "budget": self.budget, **self.scores.to_dict(), **self.cost.to_dict(), "new_calls": self.new_calls}
+                "budget": self.budget, **self.scores.to_dict(), **self.cost.to_dict(), "new_calls": self.new_calls,
+                "calibration": self.calibration}
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ async def judge_method(store: Any, sample: Sample, cases: tuple[Case, ...], spec
     return MethodResult(
         method=label or spec_text, canonical=summary.method, model=summary.model, role=role(spec),
         budget=budget_of(spec), scores=score(gold, labels, statuses, threshold, seed=sample.draw.seed),
-        cost=cost_of(js, prices, run), new_calls=new_calls,
+        cost=cost_of(js, prices, run), new_calls=new_calls, calibration=dict(summary.calibration or {}),
     )
 
 
