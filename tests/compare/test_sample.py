@@ -65,3 +65,11 @@ def test_a_stored_sample_is_read_back_in_draw_order(tmp_path):
         first = ensure_sample(s, "x", qrels, Draw(4, seed=2))
         again = ensure_sample(s, "x", qrels, Draw(99), explicit=False)
     assert again.pairs == first.pairs
+
+
+def test_a_learning_method_is_refused_with_too_few_labels_outside_the_sample(tmp_path):
+    qrels = {("q0", f"d{i}"): i % 2 * 2 for i in range(12)}
+    with _store(tmp_path, qrels) as s:
+        sample = ensure_sample(s, "most", qrels, Draw(6))
+        with pytest.raises(UsageError, match="at least 20 labelled pairs"):
+            check_learnable(s, sample, ["likelihood(threshold=auto)"])

@@ -144,8 +144,8 @@ async def acompare(store: Any, req: CompareRequest, reference: Mapping[Pair, int
     t0 = time.perf_counter()
     specs = [parse(m) for m in req.methods]  # a bad spec fails before anything is drawn or judged
     sample = ensure_sample(store, req.name, reference, req.draw, req.sample_file, req.explicit_draw)
-    check_learnable(store, sample, [m for m, s in zip(req.methods, specs) if learns(s)])
     threshold = reference_threshold(req, reference)
+    check_learnable(store, sample, [m for m, s in zip(req.methods, specs) if learns(s)], threshold)
     cases = sample_cases(store, sample)
     results = []
     for text in req.methods:

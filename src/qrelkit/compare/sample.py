@@ -143,17 +143,29 @@ def ensure_sample(store: Any, name: str, reference: Mapping[Pair, int], draw: Dr
     return Sample(name, draw, tuple(pairs))
 
 
-def check_learnable(store: Any, sample: Sample, learning: list[str]) -> None:
-    """Learning methods learn from labelled pairs outside the sample, of the sample's topics:
-    refuse when there are none (they would otherwise fall back to nothing, or to the sample)."""
+def check_learnable(store: Any, sample: Sample, learning: list[str], threshold: int = 2) -> None:
+    """Learning methods learn from labelled pairs outside the sample: refuse when the sample's
+    topics have none, or when there are too few outside it (fewer than
+    :data:`qrelkit.judges.labels.MIN_CALIBRATION` of both classes) for a calibration to stay
+    off the sample (the runner would otherwise calibrate on the pairs being judged)."""
+    from qrelkit.judges.labels import MIN_CALIBRATION
+
     if not learning:
         return
     keys = set(sample.gold)
     qids = {q for q, _ in keys}
-    outside = [k for k in store.qrels() if k not in keys and k[0] in qids]
-    outside += [(j.qid, j.docid) for j in store.people_labels() if (j.qid, j.docid) not in keys and j.qid in qids]
-    if not outside:
+    outside = {k: g for k, g in store.qrels().items() if k not in keys}
+    for j in store.people_labels():
+        if (j.qid, j.docid) not in keys and j.effective_grade is not None:
+            outside[(j.qid, j.docid)] = j.effective_grade
+    classes = {int(g >= threshold) for g in outside.values()}
+    if not any(q in qids for q, _ in outside):
         raise UsageError(
             f"{', '.join(learning)} learn from people's labels, and the workspace has none outside the sample "
             "for the sample's topics; load more qrels (the sample's pairs are never shown to a judge)"
+        )
+    if len(outside) < MIN_CALIBRATION or len(classes) < 2:
+        raise UsageError(
+            f"{', '.join(learning)} need at least {MIN_CALIBRATION} labelled pairs of both classes outside the "
+            f"sample; the workspace has {len(outside)}. Load more qrels or draw a smaller --sample"
         )
