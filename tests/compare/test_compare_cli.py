@@ -221,3 +221,11 @@ def test_the_bridge_preset_fills_a_systems_row_with_its_hole_at_10():
     row = next(x for x in json.loads(r.stdout)["preset"]["rows"] if x["row"] == "Splade" and x["figure"] == "hole_at_10")
     expected = hole_at_k(read_runs(runs), load_qrels(str(demo / "qrels.txt")), load_qrels(str(demo / "qrels.full.txt")))
     assert (row["published"], row["measured"]) == (0.19, expected["splade"])
+
+
+def test_budgets_after_one_flag_are_the_curves_points(server, tmp_path):
+    model, _ = server
+    ws = make_ws(tmp_path / "ws")
+    out = compare(ws, model, "--methods", "learned(signals=lexical,budget=10%)", "--sample", "50",
+                  "--budgets", "10%", "20%")
+    assert [p["budget"] for p in out["budget_curves"][0]["points"]] == ["10%", "20%"]

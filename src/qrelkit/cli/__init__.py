@@ -18,7 +18,8 @@ from qrelkit.cli import compare  # noqa: F401, E402
 # Options that take several values after one flag (`--runs a.run b.run c.run`,
 # as a shell glob expands them). click has no variadic options, so argv is
 # rewritten to the repeated form (`--runs a.run --runs b.run ...`) first.
-VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods", "--generation"})
+VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods", "--generation",
+                      "--budgets", "--models"})
 
 
 def expand_variadic(argv: list[str]) -> list[str]:
