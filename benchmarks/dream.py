@@ -16,13 +16,14 @@ share, the persistence ratio of round-1 consensus, the spurious consensus rate a
 of the consensus labels (see :mod:`qrelkit.evaluate.persistence`).
 
 Everything runs in one temporary workspace (``--workspace`` to keep it), so the LLM cache is
-shared by the variants: agent calls that are the same request are answered once.
+shared by the variants: agent calls that are the same request are answered once. The judging and
+the figures are ``qrelkit compare``'s (:mod:`qrelkit.compare`): this script only chooses the
+variants and prints the two tables (``seconds_per_case`` is compare's parallel latency per case).
 """
 from __future__ import annotations
 
 import json
 import tempfile
-import time
 from pathlib import Path
 
 
@@ -41,47 +42,42 @@ def _with(spec: str, extra: str) -> str:
 
 
 def run(a, read_collection, stratified, metrics) -> dict:
+    """The variants and the persistence debate, judged by ``qrelkit compare`` on the benchmark's
+    stratified sample (given to it as a sample file, so the pairs are what they always were)."""
+    from qrelkit.compare import CompareRequest, Draw, compare
+    from qrelkit.compare.persistence import persistence_rows
     from qrelkit.data import read_docs
-    from qrelkit.evaluate.persistence import by_round, debates_by_method
-    from qrelkit.judging import JudgingJob, run_job
     from qrelkit.store import Store
-    from qrelkit.types import Case
 
     topics, qrels, passages = read_collection(a.data)
     sample = stratified(qrels, a.n, a.seed)
     wanted = {q.docid for q in sample}
-    docs = [d for d in read_docs(passages) if d.docid in wanted]
     ws = a.workspace or Path(tempfile.mkdtemp(prefix="qrelkit-dream-"))
     gold = {(q.qid, q.docid): q.grade for q in sample}
-    rows, persistence = [], []
+    pairs_file = Path(ws) / "dream-sample.txt"
+    persistence_spec = _with(f"debate(rounds={a.rounds},stop=never)", a.debate_params)
+    methods = tuple(a.methods or variants(a.models or [], a.debate_params)) + (persistence_spec,)
     with Store.create(ws) as store:
         store.upsert_topics(topics.values())
-        store.upsert_docs(docs)
+        store.upsert_docs([d for d in read_docs(passages) if d.docid in wanted])
         store.upsert_qrels(sample)
-        store.upsert_cases([Case(q.qid, q.docid, "llm", 0, (), True) for q in sample])
-
-        def judge(spec: str):
-            job = JudgingJob(method=spec, model=a.model, task="graded", share="judged", concurrency=a.concurrency,
-                             max_attempts=a.max_attempts)
-            t0 = time.perf_counter()
-            s = run_job(store, job)
-            js = [j for j in store.judgments(method=s.method, model=s.model) if (j.qid, j.docid) in gold]
-            return s, js, time.perf_counter() - t0
-
-        for spec in a.methods or variants(a.models or [], a.debate_params):
-            s, js, secs = judge(spec)
-            n = len(js) or 1
-            rows.append({
-                "method": spec, "canonical": s.method, "cases": len(gold),
-                **metrics(gold, {(j.qid, j.docid): j.label for j in js}),
-                "calls_per_case": sum(j.calls for j in js) / n, "usd_per_case": sum(j.cost_usd for j in js) / n,
-                "seconds_per_case": secs / n, "errors": s.errors,
-            })
-        s, js, _ = judge(_with(f"debate(rounds={a.rounds},stop=never)", a.debate_params))
-        debates = debates_by_method(js).get(s.method, {})
-        persistence = [r.to_dict() for r in by_round(debates, gold, 2)]
+        pairs_file.write_text("".join(f"{q} {d}\n" for q, d in sorted(gold)))
+        req = CompareRequest(methods=methods, model=a.model, name=f"dream-n{a.n}-seed{a.seed}",
+                             draw=Draw(None, "stratified", a.seed, str(pairs_file)), sample_file=pairs_file,
+                             concurrency=a.concurrency, max_attempts=a.max_attempts, curve=False)
+        out = compare(store, req, gold).to_dict()
+        persistence = persistence_rows(store, out, persistence_spec)
+    rows = [{
+        "method": m["method"], "canonical": m["canonical"], "cases": m["cases"], "decided": m["decided"],
+        "escalation_ratio": m["escalation_ratio"], "balanced_accuracy": m["balanced_accuracy"],
+        "balanced_accuracy_ci": [m["balanced_accuracy_low"], m["balanced_accuracy_high"]],
+        "recall_rel": m["recall_relevant"], "recall_nonrel": m["recall_nonrelevant"], "cohen_kappa": m["cohen_kappa"],
+        "calls_per_case": m["calls_per_case"], "usd_per_case": m["usd_per_case"],
+        "seconds_per_case": m["latency_parallel"], "errors": m["errors"],
+    } for m in out["methods"] if m["method"] in methods[:-1]]
     return {"workspace": str(ws), "model": a.model, "n": len(gold), "seed": a.seed, "ablations": rows,
-            "persistence_method": s.method, "persistence": persistence}
+            "persistence_method": next(m["canonical"] for m in out["methods"] if m["method"] == persistence_spec),
+            "persistence": persistence}
 
 
 def _cell(v, fmt: str) -> str:

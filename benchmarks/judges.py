@@ -195,10 +195,9 @@ def main(argv=None) -> int:
     if not (a.data / "qrels.txt").exists():
         print(f"no data at {a.data} (expected topics.tsv, qrels.txt, passages.jsonl)", file=sys.stderr)
         return 2
+    from qrelkit.compare import CompareRequest, Draw, compare
     from qrelkit.data import read_docs
-    from qrelkit.judging import JudgingJob, run_job
     from qrelkit.store import Store
-    from qrelkit.types import Case
 
     topics, qrels, passages = read_collection(a.data)
     sample = stratified(qrels, a.n, a.seed)
@@ -207,44 +206,36 @@ def main(argv=None) -> int:
     docs = [d for d in read_docs(passages) if d.docid in wanted]
     ws = a.workspace or Path(tempfile.mkdtemp(prefix="qrelkit-bench-"))
     gold = {(q.qid, q.docid): q.grade for q in sample}
+    pairs_file = Path(ws) / "audit-sample.txt"
     rows = []
     with Store.create(ws) as store:
         store.upsert_topics(topics.values())
         store.upsert_docs(docs)
+        # the calibration pairs are labelled pairs outside the sample: what learners learn from
         store.upsert_qrels(sample + calib)
-        # the sample are the cases (audit mode); the calibration pairs are labelled non-cases
-        store.upsert_cases([Case(q.qid, q.docid, "llm", 0, (), True) for q in sample])
-        for m in a.methods:
-            job = JudgingJob(method=m, model=a.model, task="graded", share="judged", concurrency=a.concurrency,
-                             max_attempts=a.max_attempts)
-            spec = job.spec()
-            t0 = time.perf_counter()
-            s = run_job(store, job)
-            secs = time.perf_counter() - t0
-            labels = {(j.qid, j.docid): j.label for j in store.judgments(method=s.method, model=s.model)}
-            met = metrics(gold, labels)
-            statuses = {(j.qid, j.docid): j.status for j in store.judgments(method=s.method, model=s.model)}
-            if spec.name == "prefilter":
+        pairs_file.write_text("".join(f"{q} {d}\n" for q, d in sorted(gold)))
+        # judged and scored by qrelkit compare (one stored sample, the pipeline, its cache)
+        req = CompareRequest(methods=tuple(a.methods), model=a.model, name=f"audit-n{a.n}-seed{a.seed}",
+                             draw=Draw(None, "stratified", a.seed, str(pairs_file)), sample_file=pairs_file,
+                             concurrency=a.concurrency, max_attempts=a.max_attempts, curve=False)
+        out = compare(store, req, gold).to_dict()
+        for m in out["methods"]:
+            row = {
+                "method": m["method"], "canonical": m["canonical"], "model": m["model"], "cases": m["cases"],
+                "decided": m["decided"], "escalation_ratio": m["escalation_ratio"],
+                "balanced_accuracy": m["balanced_accuracy"],
+                "balanced_accuracy_ci": [m["balanced_accuracy_low"], m["balanced_accuracy_high"]],
+                "recall_rel": m["recall_relevant"], "recall_nonrel": m["recall_nonrelevant"],
+                "cohen_kappa": m["cohen_kappa"], "calls_per_case": m["calls_per_case"],
+                "tokens_per_case": m["tokens_per_case"], "seconds_per_case": m["latency_parallel"],
+                "usd_per_case": m["usd_per_case"], "errors": m["errors"], "calibration": m["calibration"],
+            }
+            if m["canonical"].startswith("prefilter"):
+                statuses = {(j.qid, j.docid): j.status for j in store.judgments(method=m["canonical"], model=m["model"])}
                 rel = [k for k, g in gold.items() if g >= 2]
-                met["prefilter_recall"] = sum(statuses.get(k) != "dropped" for k in rel) / max(1, len(rel))
-                met["dropped_share"] = sum(statuses.get(k) == "dropped" for k in gold) / max(1, len(gold))
-            js = [j for j in store.judgments(method=s.method, model=s.model) if (j.qid, j.docid) in gold]
-            n = len(js) or 1
-            rows.append(
-                {
-                    "method": m,
-                    "canonical": s.method,
-                    "model": s.model,
-                    "cases": len(gold),
-                    **met,
-                    "calls_per_case": sum(j.calls for j in js) / n,
-                    "tokens_per_case": sum(j.prompt_tokens + j.completion_tokens for j in js) / n,
-                    "seconds_per_case": secs / n,
-                    "usd_per_case": sum(j.cost_usd for j in js) / n,
-                    "errors": s.errors,
-                    "calibration": s.calibration,
-                }
-            )
+                row["prefilter_recall"] = sum(statuses.get(k) != "dropped" for k in rel) / max(1, len(rel))
+                row["dropped_share"] = sum(statuses.get(k) == "dropped" for k in gold) / max(1, len(gold))
+            rows.append({k: v for k, v in row.items() if v is not None or k == "calibration"})
     if a.json:
         print(
             json.dumps(

@@ -13,12 +13,14 @@ from qrelkit.cli._app import app, console
 from qrelkit.cli import collection, judging, annotate, agree, evaluate, stability, ragalign, report  # noqa: F401, E402
 from qrelkit.cli import jobs, narratives, rag  # noqa: F401, E402
 from qrelkit.cli import interchange  # noqa: F401, E402
+from qrelkit.cli import compare  # noqa: F401, E402
 # isort: on
 
 # Options that take several values after one flag (`--runs a.run b.run c.run`,
 # as a shell glob expands them). click has no variadic options, so argv is
 # rewritten to the repeated form (`--runs a.run --runs b.run ...`) first.
-VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods", "--generation"})
+VARIADIC = frozenset({"--runs", "--qrels", "--labels", "--assessors", "--measures", "--methods", "--generation",
+                      "--budgets", "--models"})
 
 
 def expand_variadic(argv: list[str]) -> list[str]:

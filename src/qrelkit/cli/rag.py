@@ -125,8 +125,9 @@ def generate(
     out: Optional[Path] = typer.Option(None, "--out", help="answers.jsonl to write (default: in the workspace, "
                                        "else ./answers.jsonl)."),
     concurrency: int = ConcurrencyOpt,
-    context_tokens: int = typer.Option(1200, "--context-tokens", min=64,
-                                       help="Token budget shared by the k passages."),
+    context_tokens: str = typer.Option("auto", "--context-tokens",
+                                       help="Token budget shared by the k passages; auto: 1200 for the embedded "
+                                       "model, whole passages for a served one."),
     no_cache: bool = NoCacheOpt,
     as_json: bool = JsonOpt,
 ) -> None:

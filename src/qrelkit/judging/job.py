@@ -22,6 +22,7 @@ from qrelkit.engines import EngineSpec, parse_engine
 from qrelkit.judges import JudgeSpec, parse_prefilter, resolve_method
 from qrelkit.judges.spec import is_auto
 from qrelkit.judging.budget import Budget, parse_budget
+from qrelkit.types import Case
 
 if TYPE_CHECKING:
     from qrelkit.judging.summary import JudgeSummary, ProgressUpdate
@@ -62,6 +63,7 @@ class JudgingJob:
     max_attempts: Optional[int] = None
     oracle: Optional[Mapping[tuple[str, str], int]] = field(default=None, compare=False, hash=False)
     engine: Optional[str | EngineSpec] = None  # where model calls run (qrelkit.engines): local | ray(...)
+    cases: Optional[tuple[Case, ...]] = field(default=None, compare=False, hash=False)  # replaces the selection
 
     def spec(self, store: Optional["Store"] = None) -> JudgeSpec:
         """The method this job runs, composed and checked (raises UsageError). With ``store``,
@@ -110,7 +112,8 @@ async def arun_job(store: "Store", job: JudgingJob,
     engine = job.engine_spec()
     budget = None if job.own_budget(spec) else parse_budget(job.budget) if isinstance(job.budget, str) else job.budget
     options = RunOptions(task=job.task, share=job.share, limit=job.limit, concurrency=job.concurrency,
-                         budget=budget, threshold=job.threshold, oracle=job.oracle, command=job.command)
+                         budget=budget, threshold=job.threshold, oracle=job.oracle, command=job.command,
+                         cases=job.cases)
     client = job.client(store, engine)
     try:
         return await arun_judging(store, spec, client, options, progress)

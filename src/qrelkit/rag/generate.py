@@ -14,9 +14,11 @@ interruption, or a kill) only generates what is missing; a failed or
 unparseable reply after the client's retries is stored as an error (retried
 next time), never as an answer.
 
-Prompt budget: the embedded model has a 2,048-token window, so the passages
-share :data:`CONTEXT_TOKENS` (each gets ``CONTEXT_TOKENS // k`` tokens, at
-least :data:`MIN_PASSAGE_TOKENS`), truncated by the judges' rule.
+Prompt budget (``context_tokens``, ``auto`` by default, follows the model): the embedded
+model has a 2,048-token window, so there the passages share :data:`CONTEXT_TOKENS` (each
+gets ``CONTEXT_TOKENS // k`` tokens, at least :data:`MIN_PASSAGE_TOKENS`), truncated by the
+judges' rule; a served model gets the top-k chunks whole, as BRIDGE's released generation
+code gives them to its generator. A number sets the shared budget for any model.
 """
 from __future__ import annotations
 
@@ -89,7 +91,22 @@ def passage_tokens(k: int, context_tokens: int = CONTEXT_TOKENS) -> int:
     return max(MIN_PASSAGE_TOKENS, context_tokens // max(1, k))
 
 
-def context_block(docids: Sequence[str], lookup: DocLookup, budget: int) -> tuple[str, tuple[str, ...]]:
+def resolve_context_tokens(context_tokens: int | str, model_id: str) -> Optional[int]:
+    """``auto``: :data:`CONTEXT_TOKENS` for the embedded model, None (whole chunks) for a served one."""
+    if str(context_tokens).strip().lower() != "auto":
+        try:
+            value = int(str(context_tokens).strip())
+        except ValueError:
+            value = 0
+        if value < 64:
+            from qrelkit.errors import UsageError
+
+            raise UsageError(f"--context-tokens {context_tokens!r}: auto or a number of tokens >= 64")
+        return value
+    return CONTEXT_TOKENS if model_id == "local" or model_id.startswith("local:") else None
+
+
+def context_block(docids: Sequence[str], lookup: DocLookup, budget: Optional[int]) -> tuple[str, tuple[str, ...]]:
     """The numbered, delimited passages of a context, and the docids that had no text."""
     template = prompts.load(TEMPLATE)
     parts, missing = [], []
@@ -98,7 +115,8 @@ def context_block(docids: Sequence[str], lookup: DocLookup, budget: int) -> tupl
         if doc is None or not doc.text.strip():
             missing.append(docid)
             continue
-        shown, _ = prompts.truncate(prompts.doc_text(doc.text, doc.title), budget)
+        text = prompts.doc_text(doc.text, doc.title)
+        shown = text if budget is None else prompts.truncate(text, budget)[0]
         block = prompts.delimit(prompts.escape(shown), "PASSAGE")
         parts.append(template.render("passage", n=len(parts) + 1, block=block))
     return "\n\n".join(parts), tuple(missing)
@@ -114,19 +132,30 @@ def _reusable(store: Store, model: str, k: int, version: str, wanted: Mapping) -
     }
 
 
+@dataclass(frozen=True)
+class GenerationSettings:
+    """How answers are generated: the top-k, the call cache, concurrency, the context budget and
+    progress (the keywords of :func:`agenerate`)."""
+
+    k: int = DEFAULT_K
+    store: Optional[Store] = None
+    concurrency: int = 8
+    context_tokens: int | str = "auto"
+    progress: Optional[Callable[[int, int], None]] = None
+
+
 async def agenerate(
     runs: Sequence[Any],
     topics: Mapping[str, Topic],
     lookup: DocLookup,
     client: Client,
-    *,
-    k: int = DEFAULT_K,
-    store: Optional[Store] = None,
-    concurrency: int = 8,
-    context_tokens: int = CONTEXT_TOKENS,
-    progress: Optional[Callable[[int, int], None]] = None,
+    settings: "Optional[GenerationSettings]" = None,
+    **given: Any,
 ) -> tuple[tuple[Answer, ...], GenerationSummary]:
     """Answers for every (system, topic) with a non-empty top-k; see the module doc."""
+    s = settings if settings is not None else GenerationSettings(**given)
+    k, store, concurrency = s.k, s.store, s.concurrency
+    context_tokens, progress = s.context_tokens, s.progress
     client.require(CHAT, JSON_SCHEMA)
     t0, before = time.perf_counter(), client.usage
     version = prompts.load(TEMPLATE).version
@@ -137,7 +166,8 @@ async def agenerate(
     for (system, qid), ctx in wanted.items():
         if (system, qid) not in done:
             groups.setdefault((qid, ctx), []).append(system)
-    budget = passage_tokens(k, context_tokens)
+    shared = resolve_context_tokens(context_tokens, client.model_id)
+    budget = None if shared is None else passage_tokens(k, shared)
 
     async def call(key: Any, systems: Sequence[str]) -> list[Answer]:
         qid, ctx = key

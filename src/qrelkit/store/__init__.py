@@ -17,6 +17,7 @@ from __future__ import annotations
 from qrelkit.store.annotators import Annotator, AnnotatorStore, SessionRow
 from qrelkit.store.collection import CollectionStore, Counts, RunRecord
 from qrelkit.store.commands import CommandRun, CommandStore
+from qrelkit.store.comparisons import ComparisonStore, RunCost, StoredSample
 from qrelkit.store.core import StoreCore
 from qrelkit.store.imports import ImportStore
 from qrelkit.store.judgments import JudgmentStore, MethodCount
@@ -55,6 +56,7 @@ class Store(
     VoteStore,
     RagStore,
     ImportStore,
+    ComparisonStore,
     StoreCore,
 ):
     """A handle on one workspace's database: open one per process (``Store.open``/``Store.create``).
@@ -68,6 +70,6 @@ class Store(
 __all__ = [
     "DB_NAME", "MIGRATIONS", "SCHEMA_VERSION", "Annotator", "AttentionItem", "AttentionVote", "Candidate",
     "CaseVote", "CommandRun", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount",
-    "PeopleWaiting", "PoolTable", "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "Task",
+    "PeopleWaiting", "PoolTable", "RunCost", "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "StoredSample", "Task",
     "TaskTotals", "VoteRecord", "wants_people",
 ]

@@ -1,0 +1,255 @@
+"""``qrelkit compare``: judge one stored sample with several methods and print DREAM's tables.
+
+Parsing and printing only; the work is in :mod:`qrelkit.compare`."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, judging_progress, print_json
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    """A Markdown table on stderr: never cut to the terminal's width, pastes into docs as it is."""
+    lines = [f"\n{title}\n", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    console.print("\n".join(lines), soft_wrap=True, highlight=False, markup=False)
+
+
+def _sig(v: Optional[float]) -> str:
+    return "-" if v is None else f"{v:.4g}"
+
+
+def _pct(v: Optional[float]) -> str:
+    return "-" if v is None else f"{100 * v:.1f}"
+
+
+def _num(v: Optional[float], digits: int = 3) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.{digits}f}" if v == 0 or abs(v) >= 10 ** -digits else f"{v:.2e}"
+
+
+@app.command("compare")
+def compare_cmd(
+    workspace: Optional[Path] = WorkspaceOpt,
+    methods: Optional[List[str]] = typer.Option(None, "--methods", help="Judge specs to compare (several after one flag)."),
+    preset: Optional[str] = typer.Option(
+        None, "--preset", help="A seed paper's experiment with its published figures: dream-table1, dream-rounds, "
+        "dream-ablations, dream-persistence, rcl, shelf-life, bridge."),
+    model: str = typer.Option("local", "--model", help="Model spec (local, openai:MODEL@URL, ...)."),
+    models: Optional[List[str]] = typer.Option(None, "--models", help="dream-ablations: the second model family."),
+    adjust: Optional[List[str]] = typer.Option(
+        None, "--with", help="Preset: parameters for one method, METHOD:NAME=VALUE,... (e.g. "
+        "debate:doc_tokens=300 for a 2,048-token model); repeat per method."),
+    reference: Optional[Path] = typer.Option(
+        None, "--reference", help="Reference qrels (default: the workspace's original qrels)."),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Pairs to draw (first call; default 200)."),
+    sample_file: Optional[Path] = typer.Option(None, "--sample-file", help="The pairs to judge, 'qid docid' a line."),
+    draw: Optional[str] = typer.Option(None, "--draw", help="uniform | stratified (default: equal shares per grade)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the draw and the bootstrap (default 0)."),
+    name: str = typer.Option("default", "--name", help="Comparison name: another name draws another sample."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Cases (and calls) in flight at once."),
+    budgets: Optional[List[str]] = typer.Option(None, "--budgets", help="Budget curve points (default 3.5% 12.5% 25% 50%)."),
+    no_curve: bool = typer.Option(False, "--no-curve", help="No budget curves for confidence methods."),
+    threshold: str = typer.Option("auto", "--threshold", help="Relevant = grade >= THRESHOLD (auto: 1 binary, 2 graded)."),
+    max_attempts: Optional[int] = typer.Option(None, "--max-attempts", min=1, help="Client attempts per call."),
+    runs: Optional[List[str]] = typer.Option(None, "--runs", help="rcl, shelf-life: the runs whose significance "
+                                             "decisions / ranking count."),
+    assessors: Optional[List[str]] = typer.Option(None, "--assessors", help="shelf-life: one qrels per secondary "
+                                                  "assessor (files, folders or quoted globs)."),
+    combination: Optional[Path] = typer.Option(None, "--combination", help="shelf-life: the natural combination, "
+                                               "TSV qid<TAB>assessor."),
+    new_qrels: Optional[Path] = typer.Option(None, "--new-qrels", help="bridge: the labels hole filling added "
+                                             "(or the filled qrels)."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as a self-contained HTML page."),
+    as_json: bool = JsonOpt,
+) -> None:
+    """Which judge, at what escalation budget and cost, on your labelled pairs (one stored sample for all)."""
+    from qrelkit.compare import presets as P
+    from qrelkit.errors import UsageError
+
+    pre = P.preset(preset) if preset else None
+    if pre is not None and pre.name == "rcl":
+        return _rcl(pre, runs, reference, as_json)
+    if pre is not None and pre.name == "bridge":
+        return _bridge(pre, runs, reference, new_qrels, threshold, as_json)
+    if pre is not None and pre.name == "shelf-life":
+        return _shelf_life(pre, runs, reference, assessors, combination, as_json)
+    if workspace is None:
+        raise UsageError("this command needs a workspace: pass -w/--workspace DIR")
+    model2 = models[0] if models else None
+    adj = P.parse_adjust(adjust)
+    specs = list(methods or []) + ([m for m in pre.methods(model2, adj) if m not in (methods or [])] if pre else [])
+    if not specs:
+        raise UsageError("pass --methods SPEC ... or --preset NAME")
+    out = _run(workspace, specs, model, reference, sample, sample_file, draw, seed, name, concurrency, budgets,
+               no_curve, threshold, max_attempts)
+    if pre is not None and pre.field == "rounds":
+        out["persistence"] = _persistence(workspace, out, P.resolve(pre.method, model2, adj), model)
+    if pre is not None:
+        from qrelkit.compare.side_by_side import side_by_side
+
+        out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
+                         "rows": [r.to_dict() for r in side_by_side(pre, out, model2, adj)]}
+    if html is not None:
+        from qrelkit.compare.page import write_page
+
+        write_page(out, html)
+        out["html"] = str(html)
+    if as_json:
+        print_json(out)
+        return
+    _print(out)
+
+
+def _run(workspace, specs, model, reference, sample, sample_file, draw, seed, name, concurrency, budgets,
+         no_curve, threshold, max_attempts) -> dict:
+    from qrelkit.compare import CompareRequest, Draw, compare
+    from qrelkit.compare.methods import BUDGETS
+    from qrelkit.relevance import parse_threshold
+    from qrelkit.store import Store
+
+    explicit = any(v is not None for v in (sample, sample_file, draw, seed))
+    d = Draw(None if sample_file else (sample or 200), draw or "stratified", seed or 0,
+             str(sample_file) if sample_file else "reference")
+    req = CompareRequest(methods=tuple(specs), model=model, name=name, draw=d, explicit_draw=explicit,
+                         sample_file=sample_file, concurrency=concurrency, threshold=parse_threshold(threshold),
+                         max_attempts=max_attempts, curve=not no_curve, budgets=tuple(budgets or BUDGETS))
+    with Store.open(workspace) as store, judging_progress() as update:
+        ref = _reference(store, reference, workspace)
+        return compare(store, req, ref, progress=lambda m: update).to_dict()
+
+
+def _reference(store, reference: Optional[Path], workspace: Path) -> dict:
+    from qrelkit.data import load_qrels
+    from qrelkit.errors import UsageError
+
+    if reference is not None:
+        return dict(load_qrels(str(reference)).pairs)
+    ref = store.qrels()
+    if not ref:
+        raise UsageError(f"{workspace} has no original qrels; pass --reference QRELS")
+    return ref
+
+
+def _persistence(workspace: Path, out: dict, method: str, model: str) -> list[dict]:
+    from qrelkit.compare.persistence import persistence_rows
+    from qrelkit.store import Store
+
+    with Store.open(workspace) as store:
+        return persistence_rows(store, out, method)
+
+
+def _rcl(pre, runs, reference, as_json: bool) -> None:
+    from qrelkit.cli._app import require_runs
+    from qrelkit.compare.rcl import people_only
+    from qrelkit.compare.side_by_side import side_by_side
+    from qrelkit.data import load_qrels
+    from qrelkit.errors import UsageError
+
+    if reference is None:
+        raise UsageError("--preset rcl needs --reference QRELS (the full qrels) and --runs PATH ...")
+    qrels = dict(load_qrels(str(reference)).pairs)
+    run_list = require_runs(runs)
+    base = {a: people_only(run_list, qrels, allocation=a) for a in ("depth", "stratified")}
+    out = {"preset": None, "runs": len(run_list), "rcl_baseline": {a: b.mcc for a, b in base.items()},
+           "baselines": [b.to_dict() for b in base.values()]}
+    out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
+                     "rows": [r.to_dict() for r in side_by_side(pre, out)]}
+    if as_json:
+        print_json(out)
+        return
+    _print_preset(out["preset"])
+
+
+def _bridge(pre, runs, reference, new_qrels, threshold: str, as_json: bool) -> None:
+    from qrelkit.cli._app import require_runs
+    from qrelkit.compare.bridge import measure
+    from qrelkit.compare.side_by_side import side_by_side
+    from qrelkit.data import load_qrels
+    from qrelkit.errors import UsageError
+    from qrelkit.relevance import parse_threshold, resolve_threshold
+
+    if reference is None or new_qrels is None:
+        raise UsageError("--preset bridge needs --reference QRELS (the original labels), --new-qrels QRELS and --runs")
+    original = dict(load_qrels(str(reference)).pairs)
+    thr = resolve_threshold(parse_threshold(threshold), original, str(reference)).value
+    run_list = require_runs(runs)
+    out = {"runs": len(run_list), "threshold": thr,
+           "bridge": measure(run_list, original, dict(load_qrels(str(new_qrels)).pairs), thr)}
+    out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
+                     "rows": [r.to_dict() for r in side_by_side(pre, out)]}
+    if as_json:
+        print_json(out)
+        return
+    _print_preset(out["preset"])
+
+
+def _shelf_life(pre, runs, reference, assessors, combination, as_json: bool) -> None:
+    from qrelkit.cli._app import require_runs
+    from qrelkit.compare.shelf_life import measure
+    from qrelkit.compare.side_by_side import side_by_side
+    from qrelkit.data import load_qrels
+    from qrelkit.errors import UsageError
+    from qrelkit.evaluate.assessors import read_assessors, read_combination
+
+    if reference is None or not assessors:
+        raise UsageError("--preset shelf-life needs --reference QRELS (the primary), --assessors QRELS ... and --runs")
+    sources = read_assessors(list(assessors))
+    natural = read_combination(str(combination), [n for n, _ in sources]) if combination else None
+    run_list = require_runs(runs)
+    out = {"runs": len(run_list), "assessors": [n for n, _ in sources],
+           "shelf_life": measure(run_list, dict(load_qrels(str(reference)).pairs), sources, natural)}
+    out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
+                     "rows": [r.to_dict() for r in side_by_side(pre, out)]}
+    if as_json:
+        print_json(out)
+        return
+    _print_preset(out["preset"])
+
+
+def _print(out: dict) -> None:
+    d = out["draw"]
+    console.print(f"comparison {out['comparison']!r}: {out['cases']} pairs ({out['relevant']} relevant, threshold "
+                  f"{out['threshold']}), drawn {d['draw']} seed {d['seed']}; model {out['model']}",
+                  soft_wrap=True, highlight=False, markup=False)
+    rows = []
+    for m in out["methods"]:
+        ci = (f" [{_pct(m['balanced_accuracy_low'])}, {_pct(m['balanced_accuracy_high'])}]"
+              if m["balanced_accuracy_low"] is not None else "")
+        rows.append([m["method"], _pct(m["balanced_accuracy"]) + ci, _pct(m["recall_relevant"]),
+                     _pct(m["recall_nonrelevant"]), _pct(m["escalation_ratio"]), _num(m["cohen_kappa"]),
+                     _pct(m["balanced_accuracy_overall"])])
+    _table("Agreement on the decided cases (DREAM Table 1); bAcc all: every case, escalations answered by the "
+           "reference (Table 2)", ["method", "bAcc % [95% CI]", "recall rel %", "recall non %", "escalated %",
+                                   "kappa", "bAcc all %"], rows)
+    _table("Cost per case (DREAM Table 11)",
+           ["method", "calls", "tokens", "$", "latency serial s", "latency parallel s", "concurrency"],
+           [[m["method"], _num(m["calls_per_case"], 2), _num(m["tokens_per_case"], 0), _num(m["usd_per_case"], 6),
+             _num(m["latency_serial"]), _num(m["latency_parallel"]), str(m["concurrency"] or "-")]
+            for m in out["methods"]])
+    for cv in out["budget_curves"]:
+        _table(f"Budget curve of {cv['method']}", ["budget", "escalated %", "bAcc % (decided)", "bAcc all %"],
+               [[p["budget"], _pct(p["escalation_ratio"]), _pct(p["balanced_accuracy"]),
+                 _pct(p["balanced_accuracy_overall"])] for p in cv["points"]])
+        if cv["target"]:
+            where = f"at {cv['matching_budget']}" if cv["matching_budget"] else "at none of these budgets"
+            console.print(f"{cv['method']} matches {cv['target']} (bAcc {_pct(cv['target_balanced_accuracy'])} %) "
+                          f"{where}", soft_wrap=True, highlight=False, markup=False)
+    if out.get("persistence"):
+        _table("Consensus by round (DREAM Table 12)",
+               ["round", "debates", "consensus %", "persistence %", "spurious %", "bAcc %"],
+               [[str(r["round"]), str(r["debates"]), _pct(r["consensus"]), _pct(r["persistence"]),
+                 _pct(r["spurious"]), _pct(r["balanced_accuracy"])] for r in out["persistence"]])
+    if out.get("preset"):
+        _print_preset(out["preset"])
+
+
+def _print_preset(pre: dict) -> None:
+    _table(f"{pre['title']} ({pre['paper']})",
+           ["table", "row", "figure", "published", "measured", "spec", "source"],
+           [[r["table"], r["row"], r["figure"], _sig(r["published"]), _sig(r["measured"]),
+             r["method"] or "-", r["source"]] for r in pre["rows"]])
