@@ -10,6 +10,7 @@ or file — and an interrupted command says how far it got (:func:`interrupted_m
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,10 +29,12 @@ class Reporter:
         self.started = time.monotonic()
         self.printed = 0.0
         self.current = ""
+        self.last: Any = None  # the last judging update, for the heartbeat
+        self.lock = threading.Lock()
 
-    def stage(self, text: str) -> None:
+    def stage(self, text: str, key: Optional[str] = None) -> None:
         """A long stage starts: one line, on every stream."""
-        self.current = text
+        self.current = key or text
         self.console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}", highlight=False, soft_wrap=True)
 
     def __call__(self, p: Any) -> None:
@@ -42,21 +45,38 @@ class Reporter:
                 self.stage(stage)
             return
         if self.current != "judging":
-            self.stage(f"judging {p.total} cases")
-        info = (f"calls {p.usage.calls} (cached {p.usage.cache_hits}) · tokens {p.usage.prompt_tokens}"
-                f"+{p.usage.completion_tokens} · ${p.usage.cost_usd:.4f} · escalations {p.escalations} "
-                f"(errors {p.errors})")
+            self.stage(f"judging {p.total} cases", key="judging")
         if self.bar is not None:
-            self.bar.update(self.task, total=p.total, completed=p.done, info=info)
+            self.bar.update(self.task, total=p.total, completed=p.done, info=_info(p))
             return
-        now = time.monotonic()
-        if now - self.printed < self.every and p.done < p.total:
-            return
+        with self.lock:
+            self.last = p
+            now = time.monotonic()
+            if now - self.printed < self.every and p.done < p.total:
+                return
+            self._print(p, now)
+
+    def _print(self, p: Any, now: float) -> None:
         self.printed = now
         rate = p.done / max(now - self.started, 1e-9)
         eta = f"{(p.total - p.done) / rate:.0f} s" if rate > 0 and p.done < p.total else "-"
-        self.console.print(f"judging: {p.done}/{p.total} cases · {info} · {rate:.2f} cases/s · ETA {eta}",
+        self.console.print(f"judging: {p.done}/{p.total} cases · {_info(p)} · {rate:.2f} cases/s · ETA {eta}",
                            highlight=False, soft_wrap=True)
+
+    def heartbeat(self, stop: threading.Event) -> None:
+        """Off a terminal: the status line again every ``every`` seconds while nothing else is said
+        (a batch judge scores for minutes between two updates)."""
+        while not stop.wait(self.every):
+            with self.lock:
+                now = time.monotonic()
+                if self.last is not None and now - self.printed >= self.every and self.current == "judging":
+                    self._print(self.last, now)
+
+
+def _info(p: Any) -> str:
+    return (f"calls {p.usage.calls} (cached {p.usage.cache_hits}) · tokens {p.usage.prompt_tokens}"
+            f"+{p.usage.completion_tokens} · ${p.usage.cost_usd:.4f} · escalations {p.escalations} "
+            f"(errors {p.errors})")
 
 
 @contextmanager
@@ -64,7 +84,14 @@ def progress_reporter(console: Console, transient: bool = False) -> Iterator[Rep
     """A Reporter for anything that judges (judge, fill, build, demo)."""
     every = float(os.environ.get("QRELKIT_PROGRESS_SECONDS", "5") or 5)
     if not console.is_terminal:
-        yield Reporter(console, every=every)
+        reporter, stop = Reporter(console, every=every), threading.Event()
+        beat = threading.Thread(target=reporter.heartbeat, args=(stop,), daemon=True, name="qrelkit-progress")
+        beat.start()
+        try:
+            yield reporter
+        finally:
+            stop.set()
+            beat.join(timeout=1)
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

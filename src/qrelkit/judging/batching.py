@@ -67,6 +67,7 @@ async def judge_in_batches(
     pending: Sequence[Case],
     make_input: Callable[[Case], JudgeInput | Verdict],
     record: Callable[[Case, Verdict], None],
+    say: Callable[[str], None] = lambda text: None,
 ) -> dict:
     """Score and decide ``pending`` batch by batch; returns what the summary reports."""
     judge, store, task, client, oracle = run.judge, run.store, run.task, run.client, run.oracle
@@ -82,6 +83,7 @@ async def judge_in_batches(
     pooled = {(c.qid, c.docid): c for c in store.cases()}
     inputs = [(h, make_input(pooled.get((h.qid, h.docid)) or Case(h.qid, h.docid, judged=True))) for h in teach]
     usable = [(h, inp) for h, inp in inputs if isinstance(inp, JudgeInput)]
+    say(f"scoring {len(usable)} labelled pairs to fit the {judge.NAME} judge")
     scored = await bounded([lambda inp=inp: judge.score(inp, client) for _, inp in usable], concurrency)
     labelled: list[tuple[Any, int]] = [(s, h.label) for (h, _), s in zip(usable, scored)]
     calib_calls = sum(s.usage.calls for s in scored)
@@ -94,6 +96,7 @@ async def judge_in_batches(
     answers = 0
     for b, start in enumerate(range(0, len(todo), judge.batch_size)):
         cases = todo[start : start + judge.batch_size]
+        say(f"scoring batch {b + 1} of {-(-len(todo) // judge.batch_size)} ({len(cases)} cases)")
         made = [(c, make_input(c)) for c in cases]
         ready = [(c, inp) for c, inp in made if isinstance(inp, JudgeInput)]
         scores = await bounded([lambda inp=inp: judge.score(inp, client) for _, inp in ready], concurrency)

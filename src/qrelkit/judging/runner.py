@@ -106,6 +106,12 @@ class _Recorder:
         self.buffer: list[Any] = []
         self.flushed_at = time.monotonic()
 
+    def stage(self, text: str) -> None:
+        """A long step inside judging (a batch judge scoring): the progress callback hears its name."""
+        if self.progress is not None:
+            usage = self.client.usage - self.usage0
+            self.progress(ProgressUpdate(self.done, self.total, usage, self.escalations, self.errors, stage=text))
+
     def emit(self) -> None:
         if self.progress is not None:
             usage = self.client.usage - self.usage0
@@ -253,7 +259,7 @@ async def _judge_selection(run: RunContext, progress: Optional[Callable[[Progres
         if isinstance(judge, BatchJudge):
             if pending:
                 calibration.update(
-                    await judge_in_batches(run, selected, pending, make_input, record)
+                    await judge_in_batches(run, selected, pending, make_input, record, record.stage)
                 )
         else:
             await _judge_each(judge, pending if whole else sel.pending(method, model), client, concurrency,
