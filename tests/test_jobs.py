@@ -270,3 +270,9 @@ def test_the_demo_closing_screen_says_what_happened_in_sentences(demo_screen, se
 
 def test_the_demo_report_measures_agreement_against_the_hidden_labels(demo_screen):
     assert demo_screen[1]["agreement"]["reference"] == "the demo's full labels (qrels.full.txt)"
+
+
+def test_the_demo_report_names_its_reference_once(demo_screen, tmp_path_factory):
+    html = next(tmp_path_factory.getbasetemp().rglob("screen*/demo/report.html")).read_text()
+    assert "Labels against the demo's full labels" in html
+    assert "the the" not in html

@@ -30,6 +30,7 @@ class Reporter:
         self.printed = 0.0
         self.current = ""
         self.last: Any = None  # the last judging update, for the heartbeat
+        self.done0 = 0  # cases already done when judging started
         self.lock = threading.Lock()
 
     def stage(self, text: str, key: Optional[str] = None) -> None:
@@ -46,6 +47,8 @@ class Reporter:
             return
         if self.current != "judging":
             self.stage(f"judging {p.total} cases", key="judging")
+            self.started = time.monotonic() - 1e-3  # the rate and ETA count judging, not what came before
+            self.done0 = p.done
         if self.bar is not None:
             self.bar.update(self.task, total=p.total, completed=p.done, info=_info(p))
             return
@@ -58,7 +61,7 @@ class Reporter:
 
     def _print(self, p: Any, now: float) -> None:
         self.printed = now
-        rate = p.done / max(now - self.started, 1e-9)
+        rate = (p.done - self.done0) / max(now - self.started, 1e-9)
         eta = f"{(p.total - p.done) / rate:.0f} s" if rate > 0 and p.done < p.total else "-"
         self.console.print(f"judging: {p.done}/{p.total} cases · {_info(p)} · {rate:.2f} cases/s · ETA {eta}",
                            highlight=False, soft_wrap=True)

@@ -500,7 +500,7 @@ def report_from_store(
         from qrelkit.evaluate.judge_agreement import judgments_agreement
 
         agreements = tuple(a for a in judgments_agreement(judgments, original, threshold) if a.overall.pairs)
-        reference_name = "original qrels"
+        reference_name = "the original qrels"
     if judgments and not agreements:
         human = {(j.qid, j.docid): j.effective_grade for j in judgments
                  if j.source == "human" and j.effective_grade is not None}
@@ -509,7 +509,7 @@ def report_from_store(
 
             agreements = tuple(a for a in judgments_agreement(
                 [j for j in judgments if j.source != "human"], human, threshold) if a.overall.pairs)
-            reference_name = "people's labels"
+            reference_name = "the people's labels"
 
     inputs = ReportInputs(
         title=f"qrelkit report: {Path(workspace).name}",
