@@ -31,11 +31,13 @@ class Reporter:
         self.current = ""
         self.last: Any = None  # the last judging update, for the heartbeat
         self.done0 = 0  # cases already done when judging started
+        self.stage_at = self.started
         self.lock = threading.Lock()
 
     def stage(self, text: str, key: Optional[str] = None) -> None:
         """A long stage starts: one line, on every stream."""
         self.current = key or text
+        self.stage_at = self.printed = time.monotonic()
         self.console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}", highlight=False, soft_wrap=True)
 
     def __call__(self, p: Any) -> None:
@@ -72,8 +74,14 @@ class Reporter:
         while not stop.wait(self.every):
             with self.lock:
                 now = time.monotonic()
-                if self.last is not None and now - self.printed >= self.every and self.current == "judging":
+                if now - self.printed < self.every or not self.current:
+                    continue
+                if self.current == "judging" and self.last is not None:
                     self._print(self.last, now)
+                elif self.current != "judging":
+                    self.printed = now
+                    self.console.print(f"… {self.current} ({now - self.stage_at:.0f} s)", highlight=False,
+                                       soft_wrap=True)
 
 
 def _info(p: Any) -> str:

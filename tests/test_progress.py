@@ -1,0 +1,41 @@
+"""Progress off a terminal: a stage is named once when it starts, and a line comes every few seconds
+while it lasts (a batch judge or the document reader can be silent for minutes otherwise)."""
+from __future__ import annotations
+
+import io
+import time
+
+from rich.console import Console
+
+from qrelkit.cli.progress import progress_reporter
+from qrelkit.judging.summary import ProgressUpdate
+from qrelkit.types import Usage
+
+
+def run(monkeypatch, steps) -> list[str]:
+    monkeypatch.setenv("QRELKIT_PROGRESS_SECONDS", "0.2")
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=240)
+    with progress_reporter(console) as reporter:
+        steps(reporter)
+    return out.getvalue().splitlines()
+
+
+def test_a_long_stage_is_named_once_and_then_heard_every_few_seconds(monkeypatch):
+    lines = run(monkeypatch, lambda r: (r.stage("reading the collection (docs.jsonl)"), time.sleep(0.9)))
+    assert sum("reading the collection (docs.jsonl)" in line and "…" not in line for line in lines) == 1
+    assert sum(line.startswith("… reading the collection") for line in lines) >= 2
+
+
+def test_judging_reports_cases_rate_and_eta_and_says_its_stage_once(monkeypatch):
+    def steps(r):
+        for done in range(0, 11):
+            r(ProgressUpdate(done, 10, Usage(calls=2 * done), 0, 0))
+            time.sleep(0.05)
+
+    lines = run(monkeypatch, steps)
+    assert sum(line.endswith("judging 10 cases") for line in lines) == 1
+    last = [line for line in lines if line.startswith("judging: ")][-1]
+    assert "10/10 cases" in last
+    assert "calls 20" in last
+    assert "cases/s" in last
