@@ -87,6 +87,11 @@ class JobResult:
         } | ({"rag": self.rag} if self.rag else {})
 
 
+def _cases(n: int, of: str = "") -> str:
+    """``1 case waits`` / ``3 cases wait``, with ``of`` after the noun."""
+    return f"1 case{of} waits" if n == 1 else f"{n} cases{of} wait"
+
+
 def _serve_hint(ws: Path) -> str:
     return (
         f"add annotators with `qrelkit annotate users add NAME -w {ws}`, serve the app with "
@@ -258,7 +263,7 @@ def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSe
         from qrelkit.annotate.tasks import sync_tasks
 
         sync_tasks(store)
-        msg = f"{len(waiting)} cases wait for people; " + _serve_hint(ws).format(job=job.kind)
+        msg = f"{_cases(len(waiting))} for people; " + _serve_hint(ws).format(job=job.kind)
         return JobResult(job.kind, ws, WAITING, msg, job, pool, summary, waiting, left=left)
     run.say("merging the labels" + (" and writing the report" if run.report else ""))
     merged, out, rep, evaluation = _finish(store, ws, job, run.report, judged=summary.cases > 0)
@@ -331,7 +336,7 @@ def build(
         waiting = store.waiting_for_people()
         if waiting.people_share:
             sync_tasks(store)
-            msg = (f"{len(waiting.people_share)} cases of the people's share wait for people; "
+            msg = (f"{_cases(len(waiting.people_share), " of the people's share")} for people; "
                    + _serve_hint(ws).format(job="build"))
             return JobResult("build", ws, WAITING, msg, job, pool, None, waiting)
         return _judge_merge_report(store, ws, job, pool, run)
