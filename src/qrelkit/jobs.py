@@ -336,7 +336,8 @@ def build(
         waiting = store.waiting_for_people()
         if waiting.people_share:
             sync_tasks(store)
-            msg = (f"{_cases(len(waiting.people_share), " of the people's share")} for people; "
+            share = _cases(len(waiting.people_share), " of the people's share")
+            msg = (f"{share} for people; "
                    + _serve_hint(ws).format(job="build"))
             return JobResult("build", ws, WAITING, msg, job, pool, None, waiting)
         return _judge_merge_report(store, ws, job, pool, run)
