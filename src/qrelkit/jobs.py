@@ -194,11 +194,12 @@ def _settings(options: dict, progress: Optional[Callable], stage: Optional[Calla
     return RunSettings(**given, progress=progress, stage=stage)
 
 
-def _start(store: Store, kind: str, plan_arg: Any, options: dict, run: RunSettings) -> tuple[Job, dict]:
-    """Load the inputs, resolve and store the job, pool: the first steps of both jobs (idempotent)."""
+def _start(store: Store, kind: str, plan_arg: Any, plan: "Plan", options: dict,
+           run: RunSettings) -> tuple[Job, dict]:
+    """Load the inputs, resolve and store the job, pool: the first steps of both jobs (idempotent).
+    ``plan`` is ``plan_arg`` read (before the workspace was opened: a bad plan changes nothing)."""
     from qrelkit.workspace import pool_workspace
 
-    plan = _as_plan(plan_arg)
     given = {**_plan_given(plan_arg, plan), **{k: v for k, v in options.items() if v is not None}}
     if run.auto:
         given["auto"] = True
@@ -298,8 +299,9 @@ def fill(
     """
     run = _settings(options, progress, stage)
     ws = Path(workspace)
+    loaded = _as_plan(plan)  # a bad plan is refused before the workspace is made
     with writer_lock(ws, "fill", wait=run.wait, on_wait=run.say), Store.create(ws) as store:
-        job, pool = _start(store, "fill", plan, options, run)
+        job, pool = _start(store, "fill", plan, loaded, options, run)
         rag_summary = _rag(store, job, run) if run.rag else {}
         result = _judge_merge_report(store, ws, job, pool, run)
         return dataclasses.replace(result, rag=rag_summary) if rag_summary else result
@@ -329,8 +331,9 @@ def build(
     """
     run = _settings(options, progress, stage)
     ws = Path(workspace)
+    loaded = _as_plan(plan)  # a bad plan is refused before the workspace is made
     with writer_lock(ws, "build", wait=run.wait, on_wait=run.say), Store.create(ws) as store:
-        job, pool = _start(store, "build", plan, options, run)
+        job, pool = _start(store, "build", plan, loaded, options, run)
         from qrelkit.annotate.tasks import sync_tasks
 
         waiting = store.waiting_for_people()
