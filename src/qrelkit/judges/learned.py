@@ -78,9 +78,13 @@ class SignalModel:
         self.model: Optional[combine.Combination] = None
         self.fit_usage = Usage()
 
-    async def resolve(self, store: Any, client: Any) -> dict:
-        """Which signals can be computed here; the others are dropped, with the reason."""
-        self.ctx = signals.context_from_store(store, client=client, doc_tokens=self.doc_tokens)
+    async def resolve(self, store: Any, client: Any, labels: Sequence[Any] = ()) -> dict:
+        """Which signals can be computed here; the others are dropped, with the reason. ``labels``
+        (people's :class:`~qrelkit.judges.labels.HumanLabel`) are what ``feedback`` compares with."""
+        judged: dict[str, dict[str, int]] = {}
+        for h in labels:
+            judged.setdefault(h.qid, {})[h.docid] = int(h.label)
+        self.ctx = signals.context_from_store(store, client=client, doc_tokens=self.doc_tokens, judged=judged)
         active, dropped, cols = [], [], []
         for name in self.names:
             sig = signals.build(name)
@@ -192,28 +196,23 @@ class LearnedJudge(BatchJudge):
     async def learn(self, context: Any, client: Any) -> Any:
         from qrelkit.judges.labels import Learned
 
-        info = await self.sm.resolve(context.store, client)
+        info = await self.sm.resolve(context.store, client, context.labels)
         if self.per_topic and self.sm.active:
             await self._topic_stats(context)
         return Learned(info=info)
 
     async def _topic_stats(self, context: Any) -> None:
-        """Mean and standard deviation of each column over each pending topic's cases. This scores
-        every case of those topics up front, also those outside the selection (``--limit``): the
-        statistics are over the topic's whole pool. What that costs is charged to each pair's
-        verdict when it is judged (the values are cached, so it is not paid twice), and the total
-        is in the summary as ``topic_stats``."""
+        """Each pending topic's cases, scored up front: per-topic z-scores are taken over the topic's
+        whole pool (:func:`qrelkit.signals.combine.per_topic_z`, the one definition), also over cases
+        outside the selection (``--limit``). What that costs is charged to each pair's verdict when
+        it is judged (the values are cached, so it is not paid twice), and the total is in the
+        summary as ``topic_stats``."""
         qids = set(context.pending_qids)
         pairs = [(c.qid, c.docid) for c in context.store.cases() if c.qid in qids]
         x, usage = await self.sm.metered(pairs)
         self._prepaid = {p: u for p, u in zip(pairs, usage) if u.calls}
         self._topic_calls = sum(usage, Usage())
-        q = np.array([p[0] for p in pairs])
-        for qid in qids:
-            block = x[q == qid]
-            if len(block):
-                sd = np.nanstd(block, axis=0)
-                self.topic_stats[qid] = (np.nanmean(block, axis=0), np.where(sd > 0, sd, 1.0))
+        self.topic_stats = combine.topic_moments(x, [p[0] for p in pairs])
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -232,8 +231,7 @@ class LearnedJudge(BatchJudge):
         x, spent = xs[0], usage[0] + self._prepaid.pop(pair, Usage())
         raw = dict(zip(self.columns, (None if not np.isfinite(v) else round(float(v), 6) for v in x)))
         if self.per_topic:
-            mu, sd = self.topic_stats.get(inp.case.qid, (np.zeros_like(x), np.ones_like(x)))
-            x = (x - mu) / sd
+            x = combine.per_topic_z(x[None, :], [inp.case.qid], self.topic_stats)[0]
         if not np.isfinite(x).any():
             return LearnedScore(inp.case.qid, tuple(x), "no signal value for this pair (calls failed)", raw, spent)
         return LearnedScore(inp.case.qid, tuple(float(v) for v in x), None, raw, spent)

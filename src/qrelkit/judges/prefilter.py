@@ -87,7 +87,7 @@ class Prefilter(ChainJudge):
 
         out = Learned()
         if self.learned is not None:
-            out = Learned(info={"prefilter_signals": await self.learned.resolve(context.store, client)})
+            out = Learned(info={"prefilter_signals": await self.learned.resolve(context.store, client, context.labels)})
         if self.then.learns:
             inner = await self.then.learn(context, client) or Learned()
             out = dataclasses.replace(inner, info={**out.info, **inner.info})

@@ -17,7 +17,7 @@ as an error, never a guess).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -28,17 +28,35 @@ MIN_PER_CLASS = 2
 C = 0.1
 
 
-def per_topic_z(x: np.ndarray, qids: Sequence[str]) -> np.ndarray:
-    """Each column as a z-score within its topic (a topic's constant column becomes 0)."""
+def topic_moments(x: np.ndarray, qids: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each topic's column means and standard deviations (1 where a column is constant or has no
+    finite value, so that column's z-score is 0 or NaN, never infinite)."""
+    x = np.asarray(x, dtype=float)
+    q = np.asarray(qids)
+    out = {}
+    for qid in np.unique(q):
+        block = x[q == qid]
+        mu = np.nanmean(block, axis=0) if np.isfinite(block).any() else np.zeros(block.shape[1])
+        sd = np.nanstd(block, axis=0)
+        out[str(qid)] = (mu, np.where(np.isfinite(sd) & (sd > 0), sd, 1.0))
+    return out
+
+
+def per_topic_z(x: np.ndarray, qids: Sequence[str],
+                moments: Optional[Mapping[str, tuple[np.ndarray, np.ndarray]]] = None) -> np.ndarray:
+    """Each column as a z-score within its topic (a topic's constant column becomes 0).
+
+    ``moments`` (from :func:`topic_moments`) standardise against another set of pairs — the learned
+    judge scores one pair at a time against its topic's whole pool; a row whose topic has no
+    moments is left as it is."""
     out = np.array(x, dtype=float, copy=True)
+    moments = topic_moments(out, qids) if moments is None else moments
     q = np.asarray(qids)
     for qid in np.unique(q):
-        rows = q == qid
-        block = out[rows]
-        mu = np.nanmean(block, axis=0) if np.isfinite(block).any() else 0.0
-        sd = np.nanstd(block, axis=0)
-        sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
-        out[rows] = (block - mu) / sd
+        if str(qid) in moments:
+            mu, sd = moments[str(qid)]
+            rows = q == qid
+            out[rows] = (out[rows] - mu) / sd
     return out
 
 

@@ -1,0 +1,49 @@
+"""learned with the feedback signal and per-topic z-scores (real store, no model calls)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from qrelkit.judges.runner import run_judging
+from qrelkit.signals import combine, minilm
+
+from .test_learned import client, truth, ws  # noqa: F401  (fixture)
+
+try:
+    minilm.model_zip()
+    HAVE_MODEL = True
+except minilm.ModelMissing:
+    HAVE_MODEL = False
+
+
+def _provenance(store, method):
+    return {(j.qid, j.docid): json.loads(j.provenance)["learned"] for j in store.judgments(method=method)}
+
+
+def test_per_topic_z_scores_are_those_of_the_one_function_over_each_topics_pool(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=lexical,per_topic=true)", client(ws))
+    prov = _provenance(ws, s.method)
+    pairs = sorted(prov)
+    cols = prov[pairs[0]]["combination"]["columns"]
+    raw = np.array([[prov[p]["signals"][c] for c in cols] for p in pairs])
+    z = combine.per_topic_z(raw, [q for q, _ in pairs])
+    comb = prov[pairs[0]]["combination"]
+    model = combine.Combination(tuple(cols), tuple(comb["mean"]), tuple(comb["scale"]), tuple(comb["coef"]),
+                                comb["intercept"], True, comb["n"], comb["relevant"])
+    assert np.allclose(model.probabilities(z), [prov[p]["probability"] for p in pairs], atol=1e-5)
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason=f"weights package missing: {minilm.INSTALL_HINT}")
+def test_feedback_learned_from_the_judged_documents_decides_every_case_correctly(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=feedback)", client(ws))
+    js = ws.judgments(method=s.method)
+    assert [j.label for j in js] == [truth(j.docid) for j in js]
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason=f"weights package missing: {minilm.INSTALL_HINT}")
+def test_feedback_is_not_dropped_when_the_topics_have_judged_documents(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=lexical+feedback)", client(ws))
+    prov = next(iter(_provenance(ws, s.method).values()))
+    assert "feedback.dense_rel_max" in prov["combination"]["columns"] and prov["dropped"] == []
