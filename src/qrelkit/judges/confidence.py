@@ -61,8 +61,8 @@ from qrelkit.judges.base import (
 )
 from qrelkit.judges.budget import Budget, parse_budget
 from qrelkit.judges.calibration import Calibrator, allowance, fit, identity, uncertain_first
-from qrelkit.judges.likelihood import Scorer
 from qrelkit.llm.base import CHAT, SCORE, TOP_LOGPROBS, Usage
+from qrelkit.signals.likelihood import Scorer
 
 TOP_K = 10  # alternatives asked for at each answer position (OpenAI allows up to 20)
 MAX_TOKENS = 2

@@ -37,8 +37,9 @@ from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, number, register
 from qrelkit.judges.base import DROPPED, ChainJudge, Judge, JudgeInput, Meter, Verdict
 from qrelkit.judges.learned import DEFAULT_SIGNALS, SignalModel, signals_param
-from qrelkit.judges.likelihood import Scorer, recall_threshold, score_labelled
+from qrelkit.judges.likelihood import recall_threshold, score_labelled
 from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
+from qrelkit.signals.likelihood import Scorer
 
 SCHEMA = {
     "type": "object",

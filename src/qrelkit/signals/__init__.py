@@ -8,7 +8,7 @@ feature columns:
 - ``dense``: cosine of all-MiniLM-L6-v2 embeddings (:mod:`qrelkit.signals.dense`);
 - ``lexical``: BM25 over the workspace's documents, query-term coverage, log document length;
 - ``pmi`` and ``ql``: the embedded model's likelihood gain and raw query log-likelihood
-  (:mod:`qrelkit.signals.likelihood`, reusing :mod:`qrelkit.judges.likelihood`'s scorer);
+  (:mod:`qrelkit.signals.likelihood`, whose scorer the ``likelihood`` judge uses too);
 - ``pool``: how many runs retrieved the pair, and its best rank;
 - ``feedback``: the document's similarity to the topic's documents people judged relevant and
   non-relevant, leaving the pair's own label out (:mod:`qrelkit.signals.feedback`).
