@@ -26,13 +26,13 @@ DOCS = {
     "car2": "Electric cars need charging stations along the motorway for long trips.",
     "dog1": "Dogs are loyal pets that enjoy long walks in the park.",
 }
-PAIRS = [("q1", d) for d in DOCS] + [("q2", "fox1"), ("q2", "car1")]
+PAIRS = [("q1", d) for d in DOCS] + [("q2", "fox1"), ("q2", "car1"), ("q3", "dog1")]
 
 
 @pytest.fixture
 def store(tmp_path):
     s = Store.create(tmp_path / "ws")
-    s.upsert_topics([Topic("q1", "what do foxes hunt"), Topic("q2", "electric car charging")])
+    s.upsert_topics([Topic("q1", "what do foxes hunt"), Topic("q2", "electric car charging"), Topic("q3", "pets")])
     s.upsert_docs([Doc(d, t) for d, t in DOCS.items()])
     yield s
     s.close()
@@ -82,6 +82,10 @@ def test_a_topic_without_a_judged_relevant_document_gets_the_indicator_zero(stor
 @pytest.mark.parametrize("name", ["dense_rel_max", "dense_rel_mean", "bm25_rel_max", "bm25_rel_mean"])
 def test_a_topic_without_a_judged_relevant_document_gets_zero_similarity_to_it(store, name):
     assert features(store, JUDGED)[("q2", "fox1")][name] == 0.0
+
+
+def test_a_topic_nobody_judged_gets_zeros_throughout(store):
+    assert set(features(store, JUDGED)[("q3", "dog1")].values()) == {0.0}
 
 
 def test_the_only_relevant_document_of_a_topic_leaves_its_own_pair_without_one(store):

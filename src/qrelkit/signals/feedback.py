@@ -96,10 +96,11 @@ class Feedback(Signal):
     def _topic(self, docids: Sequence[str], labels: Mapping[str, int], vec: Mapping[str, np.ndarray],
                index: BM25Index) -> np.ndarray:
         """One topic's rows: each document against the topic's judged documents but itself."""
+        if not labels:  # a topic nobody judged: resembles nothing known
+            return np.zeros((len(docids), len(self.FEATURES)))
         judged = np.array(sorted(labels), dtype=object)
         rel = np.array([bool(labels[d]) for d in judged], dtype=bool)
-        jv = np.array([vec[d] for d in judged]).reshape(len(judged), -1)
-        cos = np.array([vec[d] for d in docids]) @ jv.T if len(judged) else np.zeros((len(docids), 0))
+        cos = np.array([vec[d] for d in docids]) @ np.array([vec[d] for d in judged]).T
         lex = self._bm25(docids, list(judged[rel]), index)
         rows = []
         for i, d in enumerate(docids):
