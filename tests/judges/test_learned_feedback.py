@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from qrelkit.judges import canonical, parse_spec
 from qrelkit.judges.runner import run_judging
 from qrelkit.signals import combine, minilm
 
@@ -47,3 +48,41 @@ def test_feedback_is_not_dropped_when_the_topics_have_judged_documents(ws):  # n
     s = run_judging(ws, "learned(signals=lexical+feedback)", client(ws))
     prov = next(iter(_provenance(ws, s.method).values()))
     assert "feedback.dense_rel_max" in prov["combination"]["columns"] and prov["dropped"] == []
+
+
+OLD_ID = "learned(batch=50,budget=0,calib=200,doc_tokens=400,per_topic=false,seed=0,signals=pmi+ql+dense+lexical+pool)"
+
+
+def test_a_stored_learned_id_canonicalises_to_itself():
+    assert canonical(OLD_ID) == OLD_ID
+
+
+def test_a_stored_learned_id_keeps_the_fixed_regularisation_it_was_fitted_with():
+    assert parse_spec(OLD_ID)["c"] == combine.C
+
+
+def test_the_default_learned_is_a_new_canonical_form():
+    assert canonical("learned") != OLD_ID
+
+
+def test_a_default_learned_job_resumes_a_workspace_under_the_stored_id():
+    assert str(parse_spec("learned").as_before()) == OLD_ID
+
+
+def test_a_stored_id_computes_what_it_did_with_c_fixed(ws):  # noqa: F811
+    s = run_judging(ws, "learned(batch=50,budget=0,calib=200,doc_tokens=400,per_topic=false,seed=0,signals=lexical)",
+                    client(ws))
+    prov = next(iter(_provenance(ws, s.method).values()))
+    assert "fit" not in prov["combination"] and "prior" not in prov
+
+
+def test_cross_validated_c_is_recorded_in_provenance(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=lexical)", client(ws))
+    prov = next(iter(_provenance(ws, s.method).values()))
+    assert prov["combination"]["fit"]["c"] in combine.C_GRID and "cv_log_loss" in prov["combination"]["fit"]
+
+
+def test_the_estimated_share_of_relevant_cases_is_recorded(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=lexical)", client(ws))
+    prior = next(iter(_provenance(ws, s.method).values()))["prior"]
+    assert abs(prior["cases_estimate"] - 14 / 40) < 0.1  # 14 of the 40 cases are relevant

@@ -47,7 +47,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from qrelkit import prompts, signals
-from qrelkit.judges import Param, boolean, integer, register
+from qrelkit.judges import Param, boolean, integer, number, register
 from qrelkit.judges.base import AUTO, ERROR, ESCALATE, BatchJudge, JudgeInput, Verdict
 from qrelkit.judges.budget import Budget
 from qrelkit.judges.calibration import allowance, uncertain_first
@@ -60,6 +60,11 @@ DEFAULT_SIGNALS = "pmi+ql+dense+lexical+pool"
 
 def signals_param(text: str) -> str:
     return "+".join(signals.parse_signals(text))
+
+
+def c_param(text: str) -> Any:
+    """``cv`` (C chosen by cross-validation on the labelled pairs) or a positive number."""
+    return combine.CV if text == combine.CV else number(1e-6)(text)
 
 
 class SignalModel:
@@ -168,7 +173,11 @@ class LearnedJudge(BatchJudge):
         "batch": Param(50, integer(1), "cases decided together"),
         "seed": Param(0, integer(0), "order of the cases and sampling of labelled pairs"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget (pmi, ql)"),
+        # added with feedback (issue 27): stored ids (which wrote out the seven above) keep C = 0.1
+        "c": Param(combine.CV, c_param, "regularisation C of the regression, or cv: chosen by cross-validation",
+                   legacy=combine.C, absent=combine.C),
     }
+    STORED_FORM = frozenset({"signals", "calib", "budget", "per_topic", "batch", "seed", "doc_tokens"})
     requires: frozenset[str] = frozenset()  # a signal the client cannot serve is dropped, not required
     learns = True
 
@@ -181,11 +190,13 @@ class LearnedJudge(BatchJudge):
         self.batch_size: int = spec["batch"]
         self.seed: int = spec["seed"]
         self.doc_tokens: int = spec["doc_tokens"]
+        self.c: Any = spec["c"]
         self.sm = SignalModel(spec["signals"], self.doc_tokens)
         self.topic_stats: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.model: Optional[combine.Combination] = None
         self._cap: Optional[int] = None
         self._batches = 0
+        self._prior: Optional[dict] = None
         self._prepaid: dict[tuple[str, str], Usage] = {}  # per_topic: calls made up front, per pair
         self._topic_calls = Usage()
 
@@ -241,7 +252,8 @@ class LearnedJudge(BatchJudge):
                progress: Any) -> list[Verdict]:
         usable = [(s.x, y) for s, y in labelled if s.usable]
         x = np.array([v for v, _ in usable], dtype=float).reshape(len(usable), len(self.columns))
-        self.model = combine.fit(x, [y for _, y in usable], self.columns, per_topic=self.per_topic)
+        self.model = combine.fit(x, [y for _, y in usable], self.columns, per_topic=self.per_topic, c=self.c,
+                                 seed=self.seed)
         self._cap = self.budget.cap(progress.total)
         self._batches += 1
         k = allowance(self._cap, progress.total, progress.done + len(batch), progress.escalated)
@@ -252,9 +264,21 @@ class LearnedJudge(BatchJudge):
                     p = float(self.model.probabilities(np.array([s.x]))[0])
                     probs[i] = None if np.isnan(p) else p
         chosen = set(uncertain_first(probs, k))
+        self._prior = self._priors(usable, probs)
         unfit = self._unfit_reason(usable)
         return [self._verdict(inp, s, p, i in chosen, progress, k, unfit) for i, ((inp, s), p) in
                 enumerate(zip(batch, probs))]
+
+    def _priors(self, usable: Sequence, probs: Sequence[Optional[float]]) -> Optional[dict]:
+        """The share of relevant pairs among the labelled ones and, estimated by EM from this
+        batch's probabilities (:func:`qrelkit.signals.combine.case_prior`), among the cases: the
+        two differ when labels were not drawn like the cases. The balanced fit's decision does not
+        depend on either; the estimate says how many of the cases are likely relevant."""
+        p = np.array([v for v in probs if v is not None], dtype=float)
+        if self.model is None or not len(p):
+            return None
+        return {"labelled": round(self.model.relevant / self.model.n, 4),
+                "cases_estimate": round(combine.case_prior(p), 4), "cases": len(p)}
 
     def _unfit_reason(self, usable: Sequence) -> str:
         pos = sum(y for _, y in usable)
@@ -273,6 +297,7 @@ class LearnedJudge(BatchJudge):
             "budget": str(self.budget),
             "cap": self._cap,
             "allowance": k,
+            **({"prior": self._prior} if self.c != combine.C and self._prior else {}),
         }
         prov = {"learned": info}
         if p is None:
@@ -302,6 +327,7 @@ class LearnedJudge(BatchJudge):
             "budget": str(self.budget),
             "cap": self._cap,
             "batches": self._batches,
+            **({"prior": self._prior} if self._prior else {}),
             "topic_stats": {"calls": self._topic_calls.calls, "cache_hits": self._topic_calls.cache_hits,
                             "prompt_tokens": self._topic_calls.prompt_tokens} if self.per_topic else None,
         }
