@@ -70,7 +70,17 @@ def register(cls: type[Judge]) -> type[Judge]:
 
 def _load() -> None:
     # importing the modules registers them (idempotent; cheap after the first time)
-    from qrelkit.judges import confidence, debate, icl, learned, likelihood, narrative, prefilter, zeroshot  # noqa: F401
+    from qrelkit.judges import (  # noqa: F401
+        confidence,
+        debate,
+        icl,
+        learned,
+        likelihood,
+        narrative,
+        oneshot,
+        prefilter,
+        zeroshot,
+    )
 
 
 def build(spec: JudgeSpec | str, defer_adjudication: bool = False) -> Judge:
