@@ -236,7 +236,14 @@ def dl19(a) -> None:
     ws.mkdir(parents=True, exist_ok=True)
     partial = ws.parent / f"{ws.name}.qrels.hidden.txt"
     write_qrels(partial, [Qrel(q, d, g) for (q, d), g in sorted(nist.items()) if (q, d) not in drop.pairs])
-    if a.fill or not (ws / "qrelkit.sqlite").exists():
+    if not (ws / "qrelkit.sqlite").exists():
+        from qrelkit.workspace import load_collection, pool_workspace
+
+        with Store.create(ws) as store:  # the fill's workspace, pooled at depth 10, without judging
+            load_collection(store, str(dl / "topics.tsv"), str(dl / "passages.jsonl"), str(partial),
+                            [str(dl / "runs" / "official")])
+            pool_workspace(store, depth=10, human_depth=0)
+    if a.fill:
         t0 = time.perf_counter()
         result = fill(ws, auto=True, topics=str(dl / "topics.tsv"), docs=str(dl / "passages.jsonl"),
                       qrels=str(partial), runs=[str(dl / "runs" / "official")], method=a.method, report=False)

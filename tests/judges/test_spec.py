@@ -57,7 +57,8 @@ def test_auto_method():
     assert resolve_auto("auto", "local") == "likelihood"
     assert resolve_auto("auto", "openai:gpt-4o@http://127.0.0.1:1/v1") == "debate"
     assert resolve_auto("zero-shot", "local") == "zero-shot"
-    assert methods() == ["confidence", "debate", "icl", "learned", "likelihood", "narrative", "prefilter", "zero-shot"]
+    assert methods() == ["confidence", "debate", "icl", "learned", "likelihood", "narrative", "oneshot", "prefilter",
+                         "zero-shot"]
 
 
 def test_every_method_is_described_and_its_defaults_read_back():

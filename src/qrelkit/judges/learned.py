@@ -29,6 +29,20 @@ With ``per_topic=true`` the topics' whole pools are scored up front; each pair's
 to its verdict (or to ``labelled_calls``) when it is judged in this run, and the total, pairs
 outside the selection included, is the summary's ``topic_stats``.
 
+Calibration for the few labels a user has (``c=cv``, the default since issue 27): C is chosen
+by stratified cross-validation on the labelled pairs among
+:data:`qrelkit.signals.combine.C_GRID` (log-loss; the fold seed is ``seed``), and the choice and
+its scores are in the provenance's ``combination.fit``. The labelled pairs are not drawn like
+the cases (the people's share is top-heavy, original qrels pooled deeper): the class-balanced
+fit's decision (P >= 0.5) does not depend on their share of relevant pairs, and the cases' own
+share is estimated by EM from each batch's probabilities (Saerens et al. 2002) and recorded as
+``prior`` = ``{"labelled", "cases_estimate", "cases"}``. Stored ids (which wrote out every
+parameter but ``c``) keep C = 0.1 and compute what they did.
+
+``feedback`` compares each pair with the people's labels of its topic that the judge learns
+from (the learning context's), leaving the pair's own label out
+(:mod:`qrelkit.signals.feedback`).
+
 With fewer than two labels of either class nothing can be fitted, and every case is an
 ``error`` verdict that says so (it waits for people): a label is never guessed.
 
@@ -37,7 +51,8 @@ relevant, else 0), as the likelihood and confidence judges do.
 
 Provenance key ``learned`` = ``{"signals": {column: value}, "probability", "combination":
 {"columns", "coef", "intercept", "mean", "scale", "per_topic", "n", "relevant"}, "dropped":
-[{"name", "reason"}], "versions": {signal: version}, "batch", "budget", "cap", "allowance"}``.
+[{"name", "reason"}], "versions": {signal: version}, "batch", "budget", "cap", "allowance", "prior"}``
+(``combination.fit`` and ``prior`` with ``c=cv`` only).
 """
 from __future__ import annotations
 
@@ -55,7 +70,8 @@ from qrelkit.judges.confidence import budget_param
 from qrelkit.llm.base import Usage
 from qrelkit.signals import combine
 
-DEFAULT_SIGNALS = "pmi+ql+dense+lexical+pool"
+STORED_SIGNALS = "pmi+ql+dense+lexical+pool"  # the default before feedback (issue 27); stored ids keep it
+DEFAULT_SIGNALS = STORED_SIGNALS + "+feedback"
 
 
 def signals_param(text: str) -> str:
@@ -166,7 +182,8 @@ class LearnedScore:
 class LearnedJudge(BatchJudge):
     NAME = "learned"
     PARAMS = {
-        "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined, joined by + (see qrelkit.signals)"),
+        "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined, joined by + (see qrelkit.signals)",
+                         legacy=STORED_SIGNALS),
         "calib": Param(200, integer(0), "at most this many labelled pairs outside the selection to fit on"),
         "budget": Param(Budget(0, False), budget_param, "cases people may get: P% of the selection or N"),
         "per_topic": Param(False, boolean, "z-score each signal within its topic before fitting"),

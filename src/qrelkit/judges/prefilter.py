@@ -36,7 +36,7 @@ from typing import Any, Sequence
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, number, register
 from qrelkit.judges.base import DROPPED, ChainJudge, Judge, JudgeInput, Meter, Verdict
-from qrelkit.judges.learned import DEFAULT_SIGNALS, SignalModel, signals_param
+from qrelkit.judges.learned import STORED_SIGNALS, SignalModel, signals_param
 from qrelkit.judges.likelihood import recall_threshold, score_labelled
 from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
 from qrelkit.signals.likelihood import Scorer
@@ -57,7 +57,8 @@ class Prefilter(ChainJudge):
         "keep": Param(0.95, number(0.0, 1.0), "recall of labelled relevant pairs to keep (by=likelihood)"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
         "calib": Param(200, integer(10), "at most this many labelled pairs for calibration"),
-        "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined (by=learned)", omit_default=True),
+        # ids omit the default, so it stays what they were stored with (no feedback)
+        "signals": Param(STORED_SIGNALS, signals_param, "cheap signals combined (by=learned)", omit_default=True),
     }
 
     def __init__(self, spec: Any, then: Judge):
