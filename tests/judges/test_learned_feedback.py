@@ -61,6 +61,10 @@ def test_a_stored_learned_id_keeps_the_fixed_regularisation_it_was_fitted_with()
     assert parse_spec(OLD_ID)["c"] == combine.C
 
 
+def test_the_default_learned_id_is_the_stored_one_with_feedback_added():
+    assert canonical("learned") == OLD_ID.replace("+pool)", "+pool+feedback)")
+
+
 def test_the_default_learned_is_a_new_canonical_form():
     assert canonical("learned") != OLD_ID
 
@@ -77,12 +81,12 @@ def test_a_stored_id_computes_what_it_did_with_c_fixed(ws):  # noqa: F811
 
 
 def test_cross_validated_c_is_recorded_in_provenance(ws):  # noqa: F811
-    s = run_judging(ws, "learned(signals=lexical)", client(ws))
+    s = run_judging(ws, "learned(signals=lexical,c=cv)", client(ws))
     prov = next(iter(_provenance(ws, s.method).values()))
     assert prov["combination"]["fit"]["c"] in combine.C_GRID and "cv_log_loss" in prov["combination"]["fit"]
 
 
 def test_the_estimated_share_of_relevant_cases_is_recorded(ws):  # noqa: F811
-    s = run_judging(ws, "learned(signals=lexical)", client(ws))
+    s = run_judging(ws, "learned(signals=lexical,c=cv)", client(ws))
     prior = next(iter(_provenance(ws, s.method).values()))["prior"]
     assert abs(prior["cases_estimate"] - 14 / 40) < 0.1  # 14 of the 40 cases are relevant

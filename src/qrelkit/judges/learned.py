@@ -29,15 +29,16 @@ With ``per_topic=true`` the topics' whole pools are scored up front; each pair's
 to its verdict (or to ``labelled_calls``) when it is judged in this run, and the total, pairs
 outside the selection included, is the summary's ``topic_stats``.
 
-Calibration for the few labels a user has (``c=cv``, the default since issue 27): C is chosen
+Calibration for the few labels a user has (``c=cv``; the default stays C = 0.1, which measured
+better on LLMJudge dev, TREC DL 2019 and the demo, see docs/embedded-judge.md): C is chosen
 by stratified cross-validation on the labelled pairs among
 :data:`qrelkit.signals.combine.C_GRID` (log-loss; the fold seed is ``seed``), and the choice and
 its scores are in the provenance's ``combination.fit``. The labelled pairs are not drawn like
 the cases (the people's share is top-heavy, original qrels pooled deeper): the class-balanced
 fit's decision (P >= 0.5) does not depend on their share of relevant pairs, and the cases' own
 share is estimated by EM from each batch's probabilities (Saerens et al. 2002) and recorded as
-``prior`` = ``{"labelled", "cases_estimate", "cases"}``. Stored ids (which wrote out every
-parameter but ``c``) keep C = 0.1 and compute what they did.
+``prior`` = ``{"labelled", "cases_estimate", "cases"}`` (with ``c=cv`` or ``feedback``). Stored
+ids (which wrote out every parameter but ``c``) keep C = 0.1 and compute what they did.
 
 ``feedback`` compares each pair with the people's labels of its topic that the judge learns
 from (the learning context's), leaving the pair's own label out
@@ -52,7 +53,7 @@ relevant, else 0), as the likelihood and confidence judges do.
 Provenance key ``learned`` = ``{"signals": {column: value}, "probability", "combination":
 {"columns", "coef", "intercept", "mean", "scale", "per_topic", "n", "relevant"}, "dropped":
 [{"name", "reason"}], "versions": {signal: version}, "batch", "budget", "cap", "allowance", "prior"}``
-(``combination.fit`` and ``prior`` with ``c=cv`` only).
+(``combination.fit`` with ``c=cv`` only; ``prior`` with ``c=cv`` or ``feedback``).
 """
 from __future__ import annotations
 
@@ -190,11 +191,12 @@ class LearnedJudge(BatchJudge):
         "batch": Param(50, integer(1), "cases decided together"),
         "seed": Param(0, integer(0), "order of the cases and sampling of labelled pairs"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget (pmi, ql)"),
-        # added with feedback (issue 27): stored ids (which wrote out the seven above) keep C = 0.1
-        "c": Param(combine.CV, c_param, "regularisation C of the regression, or cv: chosen by cross-validation",
-                   legacy=combine.C, absent=combine.C),
+        # added with feedback (issue 27)
+        # c=cv lost to C=0.1 on LLMJudge dev (BA 0.684 vs 0.693), DL 2019 and the demo, so 0.1 stays the
+        # default (and ids at it omit c: the stored ids written before c existed keep their form)
+        "c": Param(combine.C, c_param, "regularisation C of the regression, or cv: chosen by cross-validation",
+                   absent=combine.C),
     }
-    STORED_FORM = frozenset({"signals", "calib", "budget", "per_topic", "batch", "seed", "doc_tokens"})
     requires: frozenset[str] = frozenset()  # a signal the client cannot serve is dropped, not required
     learns = True
 
@@ -208,6 +210,8 @@ class LearnedJudge(BatchJudge):
         self.seed: int = spec["seed"]
         self.doc_tokens: int = spec["doc_tokens"]
         self.c: Any = spec["c"]
+        # ids stored before issue 27 (no feedback, fixed C) keep their provenance as it was
+        self._records_prior = self.c != combine.C or "feedback" in self.names
         self.sm = SignalModel(spec["signals"], self.doc_tokens)
         self.topic_stats: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.model: Optional[combine.Combination] = None
@@ -314,7 +318,7 @@ class LearnedJudge(BatchJudge):
             "budget": str(self.budget),
             "cap": self._cap,
             "allowance": k,
-            **({"prior": self._prior} if self.c != combine.C and self._prior else {}),
+            **({"prior": self._prior} if self._records_prior and self._prior else {}),
         }
         prov = {"learned": info}
         if p is None:
