@@ -3,7 +3,7 @@
 Why: out of the box (no server, no GPU) the embedded model's likelihood alone reaches a balanced
 accuracy of about 0.60 on LLMJudge-style data; no single cheap signal does much better, but a
 logistic regression over several, fitted on a couple of hundred people's labels, does
-(``benchmarks/embedded.py`` has the figures). ``learned(signals=pmi+ql+dense+lexical+pool,
+(``benchmarks/embedded.py`` has the figures). ``learned(signals=pmi+ql+dense+lexical+pool+feedback,
 calib=200)``:
 
 1. learn: before the first case, the signals are resolved against the workspace; any that
