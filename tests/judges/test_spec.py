@@ -56,7 +56,8 @@ def test_bad_specs_are_user_errors(bad):
 def test_auto_method():
     assert auto_method("local").name == "likelihood"
     assert auto_method("openai:gpt-4o@http://127.0.0.1:1/v1").name == "debate"
-    assert methods() == ["confidence", "debate", "icl", "learned", "likelihood", "narrative", "prefilter", "vote", "zero-shot"]
+    assert methods() == ["confidence", "debate", "icl", "learned", "likelihood", "narrative", "oneshot", "prefilter",
+                         "vote", "zero-shot"]
 
 
 def test_every_method_is_described_and_its_defaults_read_back():

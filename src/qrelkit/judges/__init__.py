@@ -70,7 +70,18 @@ def register(cls: type[Judge]) -> type[Judge]:
 
 def _load() -> None:
     # importing the modules registers them (idempotent; cheap after the first time)
-    from qrelkit.judges import confidence, debate, icl, learned, likelihood, narrative, prefilter, vote, zeroshot  # noqa: F401, I001
+    from qrelkit.judges import (  # noqa: F401
+        confidence,
+        debate,
+        icl,
+        learned,
+        likelihood,
+        narrative,
+        oneshot,
+        prefilter,
+        vote,
+        zeroshot,
+    )
 
 
 def build(spec: JudgeSpec | str, defer_adjudication: bool = False) -> Judge:

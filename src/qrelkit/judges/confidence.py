@@ -60,9 +60,9 @@ from qrelkit.judges.base import (
     template_versions,
 )
 from qrelkit.judges.calibration import Calibrator, allowance, fit, identity, uncertain_first
-from qrelkit.judges.likelihood import Scorer
 from qrelkit.judging.budget import Budget, parse_budget
 from qrelkit.llm.base import CHAT, SCORE, TOP_LOGPROBS, Usage
+from qrelkit.signals.likelihood import Scorer
 
 if TYPE_CHECKING:
     from qrelkit.llm.client import Client

@@ -3,7 +3,7 @@
 Why: out of the box (no server, no GPU) the embedded model's likelihood alone reaches a balanced
 accuracy of about 0.60 on LLMJudge-style data; no single cheap signal does much better, but a
 logistic regression over several, fitted on a couple of hundred people's labels, does
-(``benchmarks/embedded.py`` has the figures). ``learned(signals=pmi+ql+dense+lexical+pool,
+(``benchmarks/embedded.py`` has the figures). ``learned(signals=pmi+ql+dense+lexical+pool+feedback,
 calib=200)``:
 
 1. learn: before the first case, the signals are resolved against the workspace; any that
@@ -29,6 +29,21 @@ With ``per_topic=true`` the topics' whole pools are scored up front; each pair's
 to its verdict (or to ``labelled_calls``) when it is judged in this run, and the total, pairs
 outside the selection included, is the summary's ``topic_stats``.
 
+Calibration for the few labels a user has (``c=cv``; the default stays C = 0.1, which measured
+better on LLMJudge dev, TREC DL 2019 and the demo, see docs/embedded-judge.md): C is chosen
+by stratified cross-validation on the labelled pairs among
+:data:`qrelkit.signals.combine.C_GRID` (log-loss; the fold seed is ``seed``), and the choice and
+its scores are in the provenance's ``combination.fit``. The labelled pairs are not drawn like
+the cases (the people's share is top-heavy, original qrels pooled deeper): the class-balanced
+fit's decision (P >= 0.5) does not depend on their share of relevant pairs, and the cases' own
+share is estimated by EM from each batch's probabilities (Saerens et al. 2002) and recorded as
+``prior`` = ``{"labelled", "cases_estimate", "cases"}`` (with ``c=cv`` or ``feedback``). Stored
+ids (which wrote out every parameter but ``c``) keep C = 0.1 and compute what they did.
+
+``feedback`` compares each pair with the people's labels of its topic that the judge learns
+from (the learning context's), leaving the pair's own label out
+(:mod:`qrelkit.signals.feedback`).
+
 With fewer than two labels of either class nothing can be fitted, and every case is an
 ``error`` verdict that says so (it waits for people): a label is never guessed.
 
@@ -37,7 +52,8 @@ relevant, else 0), as the likelihood and confidence judges do.
 
 Provenance key ``learned`` = ``{"signals": {column: value}, "probability", "combination":
 {"columns", "coef", "intercept", "mean", "scale", "per_topic", "n", "relevant"}, "dropped":
-[{"name", "reason"}], "versions": {signal: version}, "batch", "budget", "cap", "allowance"}``.
+[{"name", "reason"}], "versions": {signal: version}, "batch", "budget", "cap", "allowance", "prior"}``
+(``combination.fit`` with ``c=cv`` only; ``prior`` with ``c=cv`` or ``feedback``).
 """
 from __future__ import annotations
 
@@ -47,7 +63,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 import numpy as np
 
 from qrelkit import prompts, signals
-from qrelkit.judges import Param, boolean, integer, register
+from qrelkit.judges import Param, boolean, integer, number, register
 from qrelkit.judges.base import AUTO, ERROR, ESCALATE, BatchJudge, JudgeInput, Verdict
 from qrelkit.judges.calibration import allowance, uncertain_first
 from qrelkit.judges.confidence import budget_param
@@ -59,11 +75,17 @@ if TYPE_CHECKING:
     from qrelkit.llm.client import Client
     from qrelkit.store import Store
 
-DEFAULT_SIGNALS = "pmi+ql+dense+lexical+pool"
+STORED_SIGNALS = "pmi+ql+dense+lexical+pool"  # the default before the feedback signal; stored ids keep it
+DEFAULT_SIGNALS = STORED_SIGNALS + "+feedback"
 
 
 def signals_param(text: str) -> str:
     return "+".join(signals.parse_signals(text))
+
+
+def c_param(text: str) -> Any:
+    """``cv`` (C chosen by cross-validation on the labelled pairs) or a positive number."""
+    return combine.CV if text == combine.CV else number(1e-6)(text)
 
 
 class SignalModel:
@@ -82,9 +104,13 @@ class SignalModel:
         self.model: Optional[combine.Combination] = None
         self.fit_usage = Usage()
 
-    async def resolve(self, store: Store, client: Client) -> dict:
-        """Which signals can be computed here; the others are dropped, with the reason."""
-        self.ctx = signals.context_from_store(store, client=client, doc_tokens=self.doc_tokens)
+    async def resolve(self, store: Store, client: Client, labels: Sequence[Any] = ()) -> dict:
+        """Which signals can be computed here; the others are dropped, with the reason. ``labels``
+        (people's :class:`~qrelkit.judges.learning.HumanLabel`) are what ``feedback`` compares with."""
+        judged: dict[str, dict[str, int]] = {}
+        for h in labels:
+            judged.setdefault(h.qid, {})[h.docid] = int(h.label)
+        self.ctx = signals.context_from_store(store, client=client, doc_tokens=self.doc_tokens, judged=judged)
         active, dropped, cols = [], [], []
         for name in self.names:
             sig = signals.build(name)
@@ -161,13 +187,19 @@ class LearnedScore:
 class LearnedJudge(BatchJudge):
     NAME = "learned"
     PARAMS = {
-        "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined, joined by + (see qrelkit.signals)"),
+        "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined, joined by + (see qrelkit.signals)",
+                         legacy=STORED_SIGNALS),
         "calib": Param(200, integer(0), "at most this many labelled pairs outside the selection to fit on"),
         "budget": Param(Budget(0, False), budget_param, "cases people may get: P% of the selection or N"),
         "per_topic": Param(False, boolean, "z-score each signal within its topic before fitting"),
         "batch": Param(50, integer(1), "cases decided together"),
         "seed": Param(0, integer(0), "order of the cases and sampling of labelled pairs"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget (pmi, ql)"),
+        # added with the feedback signal
+        # c=cv lost to C=0.1 on LLMJudge dev (BA 0.684 vs 0.693), DL 2019 and the demo, so 0.1 stays the
+        # default (and ids at it omit c: the stored ids written before c existed keep their form)
+        "c": Param(combine.C, c_param, "regularisation C of the regression, or cv: chosen by cross-validation",
+                   absent=combine.C),
     }
     requires: frozenset[str] = frozenset()  # a signal the client cannot serve is dropped, not required
     learns = True
@@ -181,11 +213,15 @@ class LearnedJudge(BatchJudge):
         self.batch_size: int = spec["batch"]
         self.seed: int = spec["seed"]
         self.doc_tokens: int = spec["doc_tokens"]
+        self.c: Any = spec["c"]
+        # ids stored before the feedback signal (no feedback, fixed C) keep their provenance as it was
+        self._records_prior = self.c != combine.C or "feedback" in self.names
         self.sm = SignalModel(spec["signals"], self.doc_tokens)
         self.topic_stats: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.model: Optional[combine.Combination] = None
         self._cap: Optional[int] = None
         self._batches = 0
+        self._prior: Optional[dict] = None
         self._prepaid: dict[tuple[str, str], Usage] = {}  # per_topic: calls made up front, per pair
         self._topic_calls = Usage()
 
@@ -196,28 +232,23 @@ class LearnedJudge(BatchJudge):
     async def learn(self, context: Any, client: Client) -> Any:
         from qrelkit.judges.learning import Learned
 
-        info = await self.sm.resolve(context.store, client)
+        info = await self.sm.resolve(context.store, client, context.labels)
         if self.per_topic and self.sm.active:
             await self._topic_stats(context)
         return Learned(info=info)
 
     async def _topic_stats(self, context: Any) -> None:
-        """Mean and standard deviation of each column over each pending topic's cases. This scores
-        every case of those topics up front, also those outside the selection (``--limit``): the
-        statistics are over the topic's whole pool. What that costs is charged to each pair's
-        verdict when it is judged (the values are cached, so it is not paid twice), and the total
-        is in the summary as ``topic_stats``."""
+        """Each pending topic's cases, scored up front: per-topic z-scores are taken over the topic's
+        whole pool (:func:`qrelkit.signals.combine.per_topic_z`, the one definition), also over cases
+        outside the selection (``--limit``). What that costs is charged to each pair's verdict when
+        it is judged (the values are cached, so it is not paid twice), and the total is in the
+        summary as ``topic_stats``."""
         qids = set(context.pending_qids)
         pairs = [(c.qid, c.docid) for c in context.store.cases() if c.qid in qids]
         x, usage = await self.sm.metered(pairs)
         self._prepaid = {p: u for p, u in zip(pairs, usage) if u.calls}
         self._topic_calls = sum(usage, Usage())
-        q = np.array([p[0] for p in pairs])
-        for qid in qids:
-            block = x[q == qid]
-            if len(block):
-                sd = np.nanstd(block, axis=0)
-                self.topic_stats[qid] = (np.nanmean(block, axis=0), np.where(sd > 0, sd, 1.0))
+        self.topic_stats = combine.topic_moments(x, [p[0] for p in pairs])
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -236,8 +267,7 @@ class LearnedJudge(BatchJudge):
         x, spent = xs[0], usage[0] + self._prepaid.pop(pair, Usage())
         raw = dict(zip(self.columns, (None if not np.isfinite(v) else round(float(v), 6) for v in x)))
         if self.per_topic:
-            mu, sd = self.topic_stats.get(inp.case.qid, (np.zeros_like(x), np.ones_like(x)))
-            x = (x - mu) / sd
+            x = combine.per_topic_z(x[None, :], [inp.case.qid], self.topic_stats)[0]
         if not np.isfinite(x).any():
             return LearnedScore(inp.case.qid, tuple(x), "no signal value for this pair (calls failed)", raw, spent)
         return LearnedScore(inp.case.qid, tuple(float(v) for v in x), None, raw, spent)
@@ -247,7 +277,8 @@ class LearnedJudge(BatchJudge):
                progress: Any) -> list[Verdict]:
         usable = [(s.x, y) for s, y in labelled if s.usable]
         x = np.array([v for v, _ in usable], dtype=float).reshape(len(usable), len(self.columns))
-        self.model = combine.fit(x, [y for _, y in usable], self.columns, per_topic=self.per_topic)
+        self.model = combine.fit(x, [y for _, y in usable], self.columns, per_topic=self.per_topic, c=self.c,
+                                 seed=self.seed)
         self._cap = self.budget.cap(progress.total)
         self._batches += 1
         k = allowance(self._cap, progress.total, progress.done + len(batch), progress.escalated)
@@ -258,9 +289,21 @@ class LearnedJudge(BatchJudge):
                     p = float(self.model.probabilities(np.array([s.x]))[0])
                     probs[i] = None if np.isnan(p) else p
         chosen = set(uncertain_first(probs, k))
+        self._prior = self._priors(usable, probs)
         unfit = self._unfit_reason(usable)
         return [self._verdict(inp, s, p, i in chosen, progress, k, unfit) for i, ((inp, s), p) in
                 enumerate(zip(batch, probs))]
+
+    def _priors(self, usable: Sequence, probs: Sequence[Optional[float]]) -> Optional[dict]:
+        """The share of relevant pairs among the labelled ones and, estimated by EM from this
+        batch's probabilities (:func:`qrelkit.signals.combine.case_prior`), among the cases: the
+        two differ when labels were not drawn like the cases. The balanced fit's decision does not
+        depend on either; the estimate says how many of the cases are likely relevant."""
+        p = np.array([v for v in probs if v is not None], dtype=float)
+        if self.model is None or not len(p):
+            return None
+        return {"labelled": round(self.model.relevant / self.model.n, 4),
+                "cases_estimate": round(combine.case_prior(p), 4), "cases": len(p)}
 
     def _unfit_reason(self, usable: Sequence) -> str:
         pos = sum(y for _, y in usable)
@@ -279,6 +322,7 @@ class LearnedJudge(BatchJudge):
             "budget": str(self.budget),
             "cap": self._cap,
             "allowance": k,
+            **({"prior": self._prior} if self._records_prior and self._prior else {}),
         }
         prov = {"learned": info}
         if p is None:
@@ -308,6 +352,7 @@ class LearnedJudge(BatchJudge):
             "budget": str(self.budget),
             "cap": self._cap,
             "batches": self._batches,
+            **({"prior": self._prior} if self._prior else {}),
             "topic_stats": {"calls": self._topic_calls.calls, "cache_hits": self._topic_calls.cache_hits,
                             "prompt_tokens": self._topic_calls.prompt_tokens} if self.per_topic else None,
         }

@@ -31,7 +31,6 @@ Provenance keys: ``templates``, ``truncation``, ``likelihood`` =
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from qrelkit import prompts
@@ -39,73 +38,10 @@ from qrelkit.errors import UsageError
 from qrelkit.judges import Param, integer, number, register
 from qrelkit.judges.base import AUTO, Judge, JudgeInput, Meter, Verdict, error_verdict, template_versions
 from qrelkit.llm.base import SCORE
+from qrelkit.signals.likelihood import TEMPLATE, Scorer
 
 if TYPE_CHECKING:
     from qrelkit.llm.client import Client
-
-TEMPLATE = "likelihood"
-
-
-@dataclass(frozen=True)
-class QLScore:
-    """One case's query-likelihood score, or why it could not be computed."""
-
-    logp_doc: Optional[float]
-    logp_prior: Optional[float]
-    error: Optional[str] = None
-
-    @property
-    def score(self) -> Optional[float]:
-        if self.logp_doc is None or self.logp_prior is None:
-            return None
-        return self.logp_doc - self.logp_prior
-
-
-class Scorer:
-    """Computes QL scores; memoises the per-topic no-document term."""
-
-    def __init__(self, doc_tokens: int):
-        self.doc_tokens = doc_tokens
-        self._prior: dict[str, asyncio.Future] = {}
-        self.template = prompts.load(TEMPLATE)
-
-    @property
-    def version(self) -> str:
-        return self.template.version
-
-    def continuation(self, inp: JudgeInput) -> str:
-        return self.template.render("continuation", query=inp.topic.text)
-
-    async def _prior_of(self, inp: JudgeInput, client: Client, meter: Meter) -> Any:
-        qid = inp.topic.qid
-        fut = self._prior.get(qid)
-        if fut is None or (fut.done() and not fut.result().ok):
-            fut = asyncio.ensure_future(
-                client.score(
-                    self.template.render("without_document"),
-                    self.continuation(inp),
-                    version=self.version,
-                )
-            )
-            self._prior[qid] = fut
-            res = await fut
-            meter.add(res)
-            return res
-        return await asyncio.shield(fut)
-
-    async def score(self, inp: JudgeInput, client: Client, meter: Meter) -> tuple[QLScore, prompts.Truncation]:
-        shown, tr = prompts.truncate(inp.text, self.doc_tokens)
-        prefix = self.template.render("with_document", document=shown)
-        doc_res, prior_res = await asyncio.gather(
-            client.score(prefix, self.continuation(inp), version=self.version),
-            self._prior_of(inp, client, meter),
-        )
-        meter.add(doc_res)
-        if not doc_res.ok:
-            return QLScore(None, None, f"score call failed: {doc_res.error}"), tr
-        if not prior_res.ok:
-            return QLScore(doc_res.logprob, None, f"prior score call failed: {prior_res.error}"), tr
-        return QLScore(doc_res.logprob, prior_res.logprob), tr
 
 
 def balanced_accuracy_threshold(scores: Sequence[float], labels: Sequence[int]) -> tuple[float, float]:

@@ -36,9 +36,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, number, register
 from qrelkit.judges.base import DROPPED, ChainJudge, Judge, JudgeInput, Meter, Verdict
-from qrelkit.judges.learned import DEFAULT_SIGNALS, SignalModel, signals_param
-from qrelkit.judges.likelihood import Scorer, recall_threshold, score_labelled
+from qrelkit.judges.learned import STORED_SIGNALS, SignalModel, signals_param
+from qrelkit.judges.likelihood import recall_threshold, score_labelled
 from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
+from qrelkit.signals.likelihood import Scorer
 
 if TYPE_CHECKING:
     from qrelkit.llm.client import Client
@@ -59,7 +60,8 @@ class Prefilter(ChainJudge):
         "keep": Param(0.95, number(0.0, 1.0), "recall of labelled relevant pairs to keep (by=likelihood)"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget"),
         "calib": Param(200, integer(10), "at most this many labelled pairs for calibration"),
-        "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined (by=learned)", omit_default=True),
+        # ids omit the default, so it stays what they were stored with (no feedback)
+        "signals": Param(STORED_SIGNALS, signals_param, "cheap signals combined (by=learned)", omit_default=True),
     }
 
     def __init__(self, spec: Any, then: Judge):
@@ -90,7 +92,7 @@ class Prefilter(ChainJudge):
 
         out = Learned()
         if self.learned is not None:
-            out = Learned(info={"prefilter_signals": await self.learned.resolve(context.store, client)})
+            out = Learned(info={"prefilter_signals": await self.learned.resolve(context.store, client, context.labels)})
         if self.then.learns:
             inner = await self.then.learn(context, client) or Learned()
             out = dataclasses.replace(inner, info={**out.info, **inner.info})

@@ -8,8 +8,10 @@ feature columns:
 - ``dense``: cosine of all-MiniLM-L6-v2 embeddings (:mod:`qrelkit.signals.dense`);
 - ``lexical``: BM25 over the workspace's documents, query-term coverage, log document length;
 - ``pmi`` and ``ql``: the embedded model's likelihood gain and raw query log-likelihood
-  (:mod:`qrelkit.signals.likelihood`, reusing :mod:`qrelkit.judges.likelihood`'s scorer);
-- ``pool``: how many runs retrieved the pair, and its best rank.
+  (:mod:`qrelkit.signals.likelihood`, whose scorer the ``likelihood`` judge uses too);
+- ``pool``: how many runs retrieved the pair, and its best rank;
+- ``feedback``: the document's similarity to the topic's documents people judged relevant and
+  non-relevant, leaving the pair's own label out (:mod:`qrelkit.signals.feedback`).
 
 Each signal says why it cannot be computed in a context (no runs, no weights package, no
 scoring model) and is then dropped, and said so, instead of failing the judge. Values are
@@ -51,7 +53,8 @@ class SignalContext:
 
     ``docs`` looks up one document; ``corpus`` yields every (docid, text) the BM25 statistics are
     computed over (the workspace's documents); ``cases`` holds the pool position of pooled pairs
-    (empty when there are no runs); ``client`` is an LLM client that can ``score`` (or None)."""
+    (empty when there are no runs); ``client`` is an LLM client that can ``score`` (or None);
+    ``judged`` holds people's binary labels, qid -> docid -> 0/1 (what ``feedback`` learns from)."""
 
     topics: Mapping[str, Topic]
     docs: Callable[[str], Optional[Doc]]
@@ -61,6 +64,7 @@ class SignalContext:
     client: Optional[Client] = None
     store: Optional[Store] = None
     doc_tokens: int = prompts.DEFAULT_DOC_TOKENS
+    judged: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     def text(self, docid: str) -> str:
         """The text a judge sees (title and body), empty for an unknown document."""
@@ -101,7 +105,7 @@ class Dropped:
 
 
 def _load() -> None:
-    from qrelkit.signals import dense, lexical, likelihood, pool  # noqa: F401  (registration)
+    from qrelkit.signals import dense, feedback, lexical, likelihood, pool  # noqa: F401  (registration)
 
 
 def parse_signals(text: str) -> tuple[str, ...]:
@@ -184,8 +188,10 @@ async def matrix(names: Sequence[str], pairs: Sequence[Pair], ctx: SignalContext
     return Matrix(tuple(cols), x, tuple(dropped), versions)
 
 
-def context_from_store(store: Store, client: Optional[Client] = None, doc_tokens: int = prompts.DEFAULT_DOC_TOKENS) -> SignalContext:
-    """A context over one workspace: its topics, documents, pooled cases and runs."""
+def context_from_store(store: Store, client: Optional[Client] = None, doc_tokens: int = prompts.DEFAULT_DOC_TOKENS,
+                       judged: Optional[Mapping[str, Mapping[str, int]]] = None) -> SignalContext:
+    """A context over one workspace: its topics, documents, pooled cases and runs, and the
+    people's labels ``feedback`` may read (none unless given: the judge decides which)."""
     cases = {(c.qid, c.docid): c for c in store.cases() if c.runs}
     return SignalContext(
         topics=store.topics(),
@@ -196,4 +202,5 @@ def context_from_store(store: Store, client: Optional[Client] = None, doc_tokens
         client=client,
         store=store,
         doc_tokens=doc_tokens,
+        judged=judged or {},
     )

@@ -49,3 +49,26 @@ def cosines(model: minilm.MiniLM, pairs: Sequence[Pair], ctx: SignalContext) -> 
     qv = dict(zip(qids, model.encode([ctx.topics[q].text for q in qids])))
     dv = dict(zip(docids, model.encode([ctx.text(d)[:MAX_CHARS] for d in docids])))
     return np.array([[float(qv[q] @ dv[d])] for q, d in pairs])
+
+
+VECTOR_SIGNAL = "dense-vector"  # cache rows of document vectors: qid "" (a document's, not a pair's)
+
+
+def doc_vectors(docids: Sequence[str], ctx: SignalContext) -> dict[str, np.ndarray]:
+    """Unit MiniLM vectors of documents, cached in the workspace under the dense signal's version
+    (one row per document, qid empty), so signals comparing documents with each other
+    (:mod:`qrelkit.signals.feedback`) embed each document once per workspace."""
+    version = Dense().version(ctx)
+    wanted = sorted(set(docids))
+    got: dict[str, np.ndarray] = {}
+    if ctx.store is not None and wanted:
+        cached = ctx.store.signal_values(VECTOR_SIGNAL, version, [("", d) for d in wanted])
+        got = {d: np.asarray(v, dtype=np.float32) for (_, d), v in cached.items()}
+    todo = [d for d in wanted if d not in got]
+    if todo:
+        # rounded as stored, so a fresh vector and its cached copy give the same values
+        fresh = [[round(float(v), 7) for v in row] for row in minilm.load().encode([ctx.text(d)[:MAX_CHARS] for d in todo])]
+        got.update((d, np.asarray(v, dtype=np.float32)) for d, v in zip(todo, fresh))
+        if ctx.store is not None:
+            ctx.store.put_signal_values(VECTOR_SIGNAL, version, [(("", d), v) for d, v in zip(todo, fresh)])
+    return got

@@ -1,0 +1,92 @@
+"""learned with the feedback signal and per-topic z-scores (real store, no model calls)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from qrelkit.judges import canonical, parse_spec
+from qrelkit.judging.runner import run_judging
+from qrelkit.signals import combine, minilm
+
+from .test_learned import client, truth, ws  # noqa: F401  (fixture)
+
+try:
+    minilm.model_zip()
+    HAVE_MODEL = True
+except minilm.ModelMissing:
+    HAVE_MODEL = False
+
+
+def _provenance(store, method):
+    return {(j.qid, j.docid): json.loads(j.provenance)["learned"] for j in store.judgments(method=method)}
+
+
+def test_per_topic_z_scores_are_those_of_the_one_function_over_each_topics_pool(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=lexical,per_topic=true)", client(ws))
+    prov = _provenance(ws, s.method)
+    pairs = sorted(prov)
+    cols = prov[pairs[0]]["combination"]["columns"]
+    raw = np.array([[prov[p]["signals"][c] for c in cols] for p in pairs])
+    z = combine.per_topic_z(raw, [q for q, _ in pairs])
+    comb = prov[pairs[0]]["combination"]
+    model = combine.Combination(tuple(cols), tuple(comb["mean"]), tuple(comb["scale"]), tuple(comb["coef"]),
+                                comb["intercept"], True, comb["n"], comb["relevant"])
+    assert np.allclose(model.probabilities(z), [prov[p]["probability"] for p in pairs], atol=1e-5)
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason=f"weights package missing: {minilm.INSTALL_HINT}")
+def test_feedback_learned_from_the_judged_documents_decides_every_case_correctly(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=feedback)", client(ws))
+    js = ws.judgments(method=s.method)
+    assert [j.label for j in js] == [truth(j.docid) for j in js]
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason=f"weights package missing: {minilm.INSTALL_HINT}")
+def test_feedback_is_not_dropped_when_the_topics_have_judged_documents(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=lexical+feedback)", client(ws))
+    prov = next(iter(_provenance(ws, s.method).values()))
+    assert "feedback.dense_rel_max" in prov["combination"]["columns"] and prov["dropped"] == []
+
+
+OLD_ID = "learned(batch=50,budget=0,calib=200,doc_tokens=400,per_topic=false,seed=0,signals=pmi+ql+dense+lexical+pool)"
+
+
+def test_a_stored_learned_id_canonicalises_to_itself():
+    assert canonical(OLD_ID) == OLD_ID
+
+
+def test_a_stored_learned_id_keeps_the_fixed_regularisation_it_was_fitted_with():
+    assert parse_spec(OLD_ID)["c"] == combine.C
+
+
+def test_the_default_learned_id_is_the_stored_one_with_feedback_added():
+    assert canonical("learned") == OLD_ID.replace("+pool)", "+pool+feedback)")
+
+
+def test_the_default_learned_is_a_new_canonical_form():
+    assert canonical("learned") != OLD_ID
+
+
+def test_a_default_learned_job_resumes_a_workspace_under_the_stored_id():
+    assert str(parse_spec("learned").as_before()) == OLD_ID
+
+
+def test_a_stored_id_computes_what_it_did_with_c_fixed(ws):  # noqa: F811
+    s = run_judging(ws, "learned(batch=50,budget=0,calib=200,doc_tokens=400,per_topic=false,seed=0,signals=lexical)",
+                    client(ws))
+    prov = next(iter(_provenance(ws, s.method).values()))
+    assert "fit" not in prov["combination"] and "prior" not in prov
+
+
+def test_cross_validated_c_is_recorded_in_provenance(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=lexical,c=cv)", client(ws))
+    prov = next(iter(_provenance(ws, s.method).values()))
+    assert prov["combination"]["fit"]["c"] in combine.C_GRID and "cv_log_loss" in prov["combination"]["fit"]
+
+
+def test_the_estimated_share_of_relevant_cases_is_recorded(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=lexical,c=cv)", client(ws))
+    prior = next(iter(_provenance(ws, s.method).values()))["prior"]
+    assert abs(prior["cases_estimate"] - 14 / 40) < 0.1  # 14 of the 40 cases are relevant
