@@ -85,6 +85,7 @@ def test_a_bare_fill_continues_the_stored_job_with_no_new_call(waiting):
     done = json.loads(qk("fill", "-w", ws, "--json").stdout)
     assert calls(log) == before
     assert done["method"] == first["method"]
+    assert Path(done["report"]).exists()
     prov = provenance(done)
     assert prov[("1", "b")]["source"] == "llm"
     assert prov[("1", "b")]["method"] == first["method"]
@@ -136,6 +137,14 @@ def test_rejudge_starts_a_new_job_whose_labels_are_merged_and_reported(waiting):
     report = json.loads((ws / "report.json").read_text())
     assert report["plan"]["job"]["method"] == new["method"]
     assert report["plan"]["earlier_jobs"][0]["method"] == first["method"]
+    # every section speaks of the job whose labels are merged; the other judge is listed as such
+    agreement = report["agreement"]
+    if agreement["available"]:
+        assert agreement["results"][0]["method"] == new["method"]
+        assert agreement["results"][0]["merged"] is True
+        assert all(not r["merged"] for r in agreement["results"][1:])
+    assert {e["method"] for e in report["escalations"].get("cases", [])} <= {new["method"]}
+    assert {c["name"] for c in report["costs"]["commands"]} <= {"fill", "annotate"}  # as the user ran them
     status = json.loads(qk("status", "-w", ws, "--json").stdout)
     assert status["job"]["method"] == new["method"]
     # the old judgments are still there, with their provenance
