@@ -28,7 +28,7 @@ from qrelkit.store.rag import RagStore
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
 from qrelkit.store.selections import Selection, SelectionCounts, SelectionStore
 from qrelkit.store.signals import SignalStore
-from qrelkit.store.tasks import AttentionItem, Candidate, Task, TaskStore
+from qrelkit.store.tasks import AnnotationTask, AttentionItem, Candidate, TaskStore
 from qrelkit.store.votes import (
     AttentionVote,
     CaseVote,
@@ -70,6 +70,6 @@ class Store(
 __all__ = [
     "DB_NAME", "MIGRATIONS", "SCHEMA_VERSION", "Annotator", "AttentionItem", "AttentionVote", "Candidate",
     "CaseVote", "CommandRun", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount",
-    "PeopleWaiting", "PoolTable", "RunCost", "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "StoredSample", "Task",
+    "PeopleWaiting", "PoolTable", "RunCost", "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "StoredSample", "AnnotationTask",
     "TaskTotals", "VoteRecord", "wants_people",
 ]

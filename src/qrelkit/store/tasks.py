@@ -15,7 +15,7 @@ from qrelkit.store.core import placeholders
 Pair = tuple[str, str]
 
 
-class Task(NamedTuple):
+class AnnotationTask(NamedTuple):
     qid: str
     docid: str
     kind: str  # escalation | people | attention
@@ -50,11 +50,11 @@ class TaskStore:
 
     _TCOLS = "qid, docid, kind, priority, votes_needed, expected_grade, decided"
 
-    def task(self, qid: str, docid: str) -> Optional[Task]:
+    def task(self, qid: str, docid: str) -> Optional[AnnotationTask]:
         rows = self.query(f"SELECT {self._TCOLS} FROM annot_tasks WHERE qid=? AND docid=?", (qid, docid))
         return _task_row(rows[0]) if rows else None
 
-    def tasks(self, kind: Optional[str] = None) -> list[Task]:
+    def tasks(self, kind: Optional[str] = None) -> list[AnnotationTask]:
         """Tasks by (qid, docid); ``kind`` ``real`` means every kind but attention."""
         sql = f"SELECT {self._TCOLS} FROM annot_tasks"
         params: tuple = ()
@@ -192,6 +192,6 @@ class TaskStore:
             )
 
 
-def _task_row(r: tuple) -> Task:
+def _task_row(r: tuple) -> AnnotationTask:
     qid, docid, kind, prio, needed, expected, decided = r
-    return Task(qid, docid, kind, prio, needed, expected, bool(decided))
+    return AnnotationTask(qid, docid, kind, prio, needed, expected, bool(decided))
