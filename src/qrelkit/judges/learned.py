@@ -124,9 +124,6 @@ class SignalModel:
         self.active, self.dropped, self.columns = tuple(active), tuple(dropped), tuple(cols)
         return {"signals": list(self.columns), "dropped": self.dropped_list()}
 
-    async def vectors(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        return (await self.metered(pairs))[0]
-
     async def metered(self, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, list[Usage]]:
         """The pairs' signal vectors and the LLM calls each pair cost (cached values cost none)."""
         if self.ctx is None:
