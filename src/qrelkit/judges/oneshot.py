@@ -28,7 +28,7 @@ from qrelkit.judges import Param, choice, integer, register
 from qrelkit.judges.base import ESCALATE, JudgeInput, LearningJudge, Verdict, template_versions
 from qrelkit.judges.icl import DOCUMENT, RELEVANT_ONLY, TOPIC, Example, ExamplePool, describe
 from qrelkit.judges.learning import Learned, LearningContext
-from qrelkit.judges.zeroshot import judge_with
+from qrelkit.judges.zeroshot import StructuredCall, judge_with
 from qrelkit.llm.base import CHAT, JSON_SCHEMA
 
 if TYPE_CHECKING:
@@ -68,8 +68,8 @@ class OneShot(LearningJudge):
             return Verdict(status=ESCALATE, label=None, grade=None, reason=NO_REFERENCE,
                            provenance={"oneshot": prov})
         versions = template_versions(*self.templates_for(inp.task.name))
-        return await judge_with(inp, client, TEMPLATE, self.doc_tokens, versions, {"oneshot": prov},
-                                references=text)
+        return await judge_with(inp, client, StructuredCall(TEMPLATE, self.doc_tokens, versions, {"oneshot": prov},
+                                                            sections={"references": text}))
 
     def block(self, inp: JudgeInput, chosen: Sequence[Example]) -> tuple[str, dict]:
         """The references as prompt text, and their provenance entry."""
