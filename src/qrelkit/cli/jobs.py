@@ -171,10 +171,14 @@ def demo_story(result, rec: dict, n_runs: int) -> str:
     """The demo's closing screen: what happened, in a few plain sentences."""
     from qrelkit.judges import parse_spec
 
-    judge = parse_spec(result.method).main.name if result.method else "judge"
+    main = parse_spec(result.method).main if result.method else None
+    judge = main.name if main is not None else "judge"
+    feedback = judge == "learned" and "feedback" in str(main["signals"])
     how = {
         "learned": "the learned judge (a logistic regression over cheap signals — the embedded model's "
-                   "likelihood, MiniLM similarity, BM25, the runs' votes — fitted on the demo's own qrels)",
+                   "likelihood, MiniLM similarity, BM25, the runs' votes"
+                   + (", similarity to the documents people judged" if feedback else "")
+                   + " — fitted on the demo's own qrels)",
         "likelihood": "query likelihood on the embedded model",
     }.get(judge, f"the {judge} judge")
     pool, j = result.pool, result.judge
@@ -186,10 +190,13 @@ def demo_story(result, rec: dict, n_runs: int) -> str:
     ]
     if rec.get("hidden_relevant"):
         bal = rec.get("balanced_accuracy")
+        wrong = rec["false_relevant"]
+        called = "1 document was called relevant that is not" if wrong == 1 else (
+            f"{wrong} documents were called relevant that are not")
         lines.append(
             f"The demo had hidden {rec['hidden_relevant']} relevant documents among {rec['hidden']} labels; "
-            f"{rec['recovered_relevant']} of them came back as relevant, {rec['false_relevant']} documents were "
-            "called relevant that are not" + (f" (balanced accuracy {bal:.2f})." if bal is not None else "."))
+            f"{rec['recovered_relevant']} of them came back as relevant, {called}"
+            + (f" (balanced accuracy {bal:.2f})." if bal is not None else "."))
     if result.qrels:
         lines.append(f"The merged qrels are in {result.qrels}.")
     if result.report:

@@ -31,6 +31,7 @@ class Reporter:
         self.current = ""
         self.last: Any = None  # the last judging update, for the heartbeat
         self.done0 = 0  # cases already done when judging started
+        self.announced = False  # "judging N cases" said
         self.stage_at = self.started
         self.lock = threading.Lock()
 
@@ -48,9 +49,13 @@ class Reporter:
                 self.stage(stage)
             return
         if self.current != "judging":
-            self.stage(f"judging {p.total} cases", key="judging")
-            self.started = time.monotonic() - 1e-3  # the rate and ETA count judging, not what came before
-            self.done0 = p.done
+            if self.announced:  # back from a step inside judging (a batch judge scoring): no new line
+                self.current = "judging"
+            else:
+                self.stage(f"judging {p.total} cases", key="judging")
+                self.announced = True
+                self.started = time.monotonic() - 1e-3  # the rate and ETA count judging, not what came before
+                self.done0 = p.done
         if self.bar is not None:
             self.bar.update(self.task, total=p.total, completed=p.done, info=_info(p))
             return
