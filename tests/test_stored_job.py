@@ -17,16 +17,9 @@ from pathlib import Path
 
 import pytest
 from fakeserver import free_port, serve
-from test_fill_people import _collection, _wait, qk
+from test_fill_people import _collection, _wait, model_server, qk  # noqa: F401  (model_server: a fixture)
 
 METHOD = "debate(rounds=2)"
-
-
-@pytest.fixture
-def model_server(tmp_path):
-    log = tmp_path / "requests.log"
-    with serve("judges.fake_openai", log) as url:
-        yield f"openai:fake@{url}", log
 
 
 def calls(log: Path) -> int:

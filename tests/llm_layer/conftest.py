@@ -100,3 +100,23 @@ def two_servers(_servers) -> list[FakeServer]:
     for s in _servers:
         s.reset()
     return _servers
+
+
+def start_llama_server(alias: str = "smollm2") -> tuple[subprocess.Popen, int]:
+    """llama-cpp-python's own OpenAI-compatible server on the embedded GGUF (skips without its extras)."""
+    import importlib.util
+
+    from qrelkit.llm.local import default_model_path
+
+    for mod in ("sse_starlette", "starlette_context", "pydantic_settings"):
+        if importlib.util.find_spec(mod) is None:
+            pytest.skip(f"llama_cpp.server needs {mod} (llama-cpp-python[server])")
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(default_model_path()), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--n_threads_batch", "2",
+         "--model_alias", alias, "--verbose", "False"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    return proc, port
+

@@ -8,7 +8,6 @@ where nothing listens stops with exit 3 and leaves nothing for people.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -16,9 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from qrelkit.llm.local import default_model_path
-
-from .conftest import free_port, stop, wait_ready
+from .conftest import free_port, start_llama_server, stop, wait_ready
 
 pytestmark = pytest.mark.model
 
@@ -35,16 +32,7 @@ def qk(*args, check=True) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def llama_server():
-    for mod in ("sse_starlette", "starlette_context", "pydantic_settings"):
-        if importlib.util.find_spec(mod) is None:
-            pytest.skip(f"llama_cpp.server needs {mod} (llama-cpp-python[server])")
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(default_model_path()), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--n_threads_batch", "2",
-         "--model_alias", "smollm2", "--verbose", "False"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
+    proc, port = start_llama_server()
     try:
         wait_ready(f"http://127.0.0.1:{port}/v1/models", proc, 120)
         yield f"openai:smollm2@http://127.0.0.1:{port}/v1?json=object"
