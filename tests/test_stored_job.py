@@ -54,7 +54,7 @@ def provenance(result: dict) -> dict:
 
 
 @pytest.fixture
-def waiting(model_server, tmp_path):
+def waiting(model_server, tmp_path):  # noqa: F811  (the fixture, by name)
     """A workspace whose first `fill` (a debate, --limit 2) left one escalation for people."""
     model, log = model_server
     ws = tmp_path / "ws"
