@@ -206,6 +206,8 @@ def _start(store: Store, kind: str, plan_arg: Any, plan: "Plan", options: dict,
     effective = plan.override(**{k: v for k, v in options.items() if k in plan.__dataclass_fields__})
     if effective.topics and effective.docs:
         run.say(f"reading the collection ({effective.docs})")
+    else:
+        store.require_loaded()  # a load that did not finish: one line, before anything else is said
     _ensure_loaded(store, effective, need_qrels=kind == "fill")
     job = resolve_job(store, kind, effective, given, rejudge=run.rejudge)
     record_job(store, job, rejudge=run.rejudge)

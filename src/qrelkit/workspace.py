@@ -243,7 +243,7 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
     if spec is not None:
         from qrelkit.pooling.workspace import pool_by_strategy
 
-        counts = pool_by_strategy(store, paths, spec, allocation)
+        counts = pool_by_strategy(store, paths, names, spec, allocation)
         depth = counts["depth"]
     elif k_human is not None:
         counts = _pool_in_store(store, paths, names, depth, k_human)

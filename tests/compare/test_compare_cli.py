@@ -211,7 +211,7 @@ def test_every_preset_row_names_its_table_and_the_paper_file_it_was_checked_agai
 
 def test_the_bridge_preset_fills_a_systems_row_with_its_hole_at_10():
     from qrelkit.data import load_qrels, read_runs
-    from qrelkit.evaluate.saturation import hole_at_k
+    from qrelkit.evaluate.holes import hole_at_k
 
     demo = Path(__file__).resolve().parents[2] / "src" / "qrelkit" / "demo"
     runs = sorted(str(p) for p in demo.glob("*.run"))

@@ -122,3 +122,15 @@ def test_a_small_text_file_over_the_bound_is_refused(write, monkeypatch):
     path = write("plan.toml", "depth = 10\n" * 3)
     with pytest.raises(InputError, match="larger than"):
         opened.read_text(path)
+
+
+def test_a_json_number_past_pythons_digit_limit_names_its_line(tmp_path):
+    from qrelkit.data import read_cases
+    from qrelkit.errors import InputError
+
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"qid": "1", "docid": "d", "best_rank": ' + "9" * 5000 + "}\n")
+    with pytest.raises(InputError) as e:
+        list(read_cases(path))
+    assert e.value.line == 1
+    assert "invalid JSON" in str(e.value)

@@ -16,7 +16,7 @@ Pair = tuple[str, str]
 
 def measure(runs: Sequence[Any], original: Mapping[Pair, int], new: Mapping[Pair, int], threshold: int) -> dict:
     """``{run name (lower case) or "*": {figure: value}}``."""
-    from qrelkit.evaluate.saturation import hole_at_k
+    from qrelkit.evaluate.holes import hole_at_k
     from qrelkit.evaluate.systems import evaluate_runs, prepare_runs
 
     holes = hole_at_k(runs, original, new, 10, threshold)

@@ -99,6 +99,8 @@ def parse_json(path: PathLike, lineno: int | None, text: str) -> Any:
         raise InputError(path, lineno, f"invalid JSON: {exc.msg} at column {exc.colno}{hint}") from None
     except RecursionError:
         raise InputError(path, lineno, "invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # a number of more than 4,300 digits (Python's int conversion limit)
+        raise InputError(path, lineno, f"invalid JSON: {exc}") from None
     if "\\u" in text:  # only an escape can spell a surrogate: valid UTF-8 cannot
         check_surrogates(path, lineno, value)
     return value

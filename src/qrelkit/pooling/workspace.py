@@ -24,8 +24,11 @@ if TYPE_CHECKING:
     from qrelkit.store import Store
 
 
-def pool_by_strategy(store: Store, paths: list[str], spec: PoolSpec, allocation: Any) -> dict:
-    """Pool the workspace's runs by ``spec`` into its cases; the counts `qrelkit pool` prints."""
+def pool_by_strategy(store: Store, paths: list[str], names: list[str], spec: PoolSpec, allocation: Any) -> dict:
+    """Pool the workspace's runs (``paths``, stored under ``names``) by ``spec`` into its cases; the
+    counts `qrelkit pool` prints."""
+    import dataclasses
+
     from qrelkit.data import read_runs
     from qrelkit.relevance import resolve_threshold
     from qrelkit.workspace import _pool_counts, _pool_inputs
@@ -40,9 +43,10 @@ def pool_by_strategy(store: Store, paths: list[str], spec: PoolSpec, allocation:
         relevant = oracle(reference, resolve_threshold("auto", reference).value)
     depth = spec["k"] if spec.name == "depth" else None
     if spec.strategy.needs_scores:
-        runs: list[Any] = read_runs(paths, allow_empty=True)  # accepted when loaded
+        runs: list[Any] = [dataclasses.replace(r, name=n)  # named as init stored them (--run-names)
+                           for r, n in zip(read_runs(paths, allow_empty=True), names)]  # accepted when loaded
     else:
-        runs = _pool_inputs(paths, depth)
+        runs = _pool_inputs(paths, names, depth)
     qrels = [Qrel(q, d, g) for (q, d), g in reference.items()]
     pool = strategy_pool(spec, runs, qrels=qrels, topics=list(store.topics()), people=allocation,
                          reference=reference or None, relevant=relevant)
