@@ -53,46 +53,39 @@ class JobOption:
         return TYPES[self.type_name]
 
 
+# What parses each kind of spec value: (module, function), imported when first used so that the
+# option table costs nothing at start-up.
+_PARSERS = {
+    "model": ("qrelkit.llm.spec", "parse_model_spec"),
+    "prefilter": ("qrelkit.judges", "parse_prefilter"),
+    "engine": ("qrelkit.engines", "parse_engine"),
+    "people": ("qrelkit.allocation", "parse_allocation"),
+    "pool": ("qrelkit.pooling", "parse_pool"),
+    "budget": ("qrelkit.judging.budget", "parse_budget"),
+}
+
+
 def _spec_check(kind: str) -> Callable[[Any], Any]:
     """A checker that parses a spec string of ``kind`` (and throws the value away: the Job
     parses it again into its typed value, once per command — this only validates early)."""
 
     def check(value: Any) -> Any:
+        import importlib
+
         if value in (None, ""):
             return value
+        if kind == "threshold":
+            from qrelkit.relevance import parse_threshold
+
+            return parse_threshold(value)
         if kind == "method":
             from qrelkit.judges.spec import is_auto, parse_spec
 
             if not is_auto(value):
                 parse_spec(value)
-        elif kind == "model":
-            from qrelkit.llm.spec import parse_model_spec as parse_model
-
-            parse_model(value)
-        elif kind == "prefilter":
-            from qrelkit.judges import parse_prefilter
-
-            parse_prefilter(value)
-        elif kind == "engine":
-            from qrelkit.engines import parse_engine
-
-            parse_engine(value)
-        elif kind == "people":
-            from qrelkit.allocation import parse_allocation
-
-            parse_allocation(value)
-        elif kind == "pool":
-            from qrelkit.pooling import parse_pool
-
-            parse_pool(value)
-        elif kind == "budget":
-            from qrelkit.judging.budget import parse_budget
-
-            parse_budget(value)
-        elif kind == "threshold":
-            from qrelkit.relevance import parse_threshold
-
-            return parse_threshold(value)
+            return value
+        module, function = _PARSERS[kind]
+        getattr(importlib.import_module(module), function)(value)
         return value
 
     return check
@@ -220,8 +213,8 @@ def check_value(option: JobOption, value: Any) -> Any:
     return value
 
 
-def typer_option(option: JobOption, command: str) -> Any:
-    """The typer option for ``option`` in ``command``. Its default is None ("not given"), so that a
+def typer_option(option: JobOption) -> Any:
+    """The typer option for ``option``. Its default is None ("not given"), so that a
     plan file and a stored job can tell a given value from a default; the help says the default."""
     import typer
 

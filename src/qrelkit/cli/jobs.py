@@ -34,7 +34,7 @@ def table_options(command_name: str) -> Callable:
             common.append(("plan", Optional[Path], typer.Option(
                 None, "--plan", help="TOML plan file (see the docs' plan reference); options override it.")))
         common.append(("as_json", bool, JsonOpt))
-        shared = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=opts.typer_option(o, command_name),
+        shared = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=opts.typer_option(o),
                                     annotation=opts.annotation(o)) for o in table]
         shared += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=t) for n, t, d in common]
 
