@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any, Union
 
 from qrelkit.errors import InputError
+from qrelkit.processes import pid_alive
 
 PathLike = Union[str, "os.PathLike[str]"]
 TMP_SUFFIX = ".qrelkit-tmp"
@@ -39,20 +40,8 @@ def _stale_temps(target: Path) -> Iterator[Path]:
     """Temporary files of ``target`` whose process is gone (killed while writing)."""
     for tmp in target.parent.glob(f".{target.name}.*{TMP_SUFFIX}"):
         pid = tmp.name[len(target.name) + 2:].split(".", 1)[0]
-        if pid.isdecimal() and not _alive(int(pid)):
+        if pid.isdecimal() and not pid_alive(int(pid)):
             yield tmp
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _sync_folder(folder: Path) -> None:

@@ -19,6 +19,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from qrelkit.processes import pid_alive
 from qrelkit.store.core import now
 from qrelkit.types import Usage
 
@@ -65,13 +66,7 @@ def process_alive(process: Optional[dict], started_at: float) -> bool:
     pid = process["pid"]
     if pid == os.getpid():
         return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return not _started_after(pid, started_at)
+    return pid_alive(pid) and not _started_after(pid, started_at)
 
 
 def _started_after(pid: int, t: float) -> bool:
