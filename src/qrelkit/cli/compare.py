@@ -92,8 +92,7 @@ def compare_cmd(
     if pre is not None:
         from qrelkit.compare.side_by_side import side_by_side
 
-        out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
-                         "rows": [r.to_dict() for r in side_by_side(pre, out, model2, adj)]}
+        out["preset"] = _preset_rows(pre, side_by_side(pre, out, model2, adj))
     if html is not None:
         from qrelkit.compare.page import write_page
 
@@ -146,7 +145,6 @@ def _persistence(workspace: Path, out: dict, method: str, model: str) -> list[di
 def _rcl(pre, runs, reference, as_json: bool) -> None:
     from qrelkit.cli._app import require_runs
     from qrelkit.compare.rcl import people_only
-    from qrelkit.compare.side_by_side import side_by_side
     from qrelkit.data import load_qrels
     from qrelkit.errors import UsageError
 
@@ -157,18 +155,12 @@ def _rcl(pre, runs, reference, as_json: bool) -> None:
     base = {a: people_only(run_list, qrels, allocation=a) for a in ("depth", "stratified")}
     out = {"preset": None, "runs": len(run_list), "rcl_baseline": {a: b.mcc for a, b in base.items()},
            "baselines": [b.to_dict() for b in base.values()]}
-    out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
-                     "rows": [r.to_dict() for r in side_by_side(pre, out)]}
-    if as_json:
-        print_json(out)
-        return
-    _print_preset(out["preset"])
+    _emit_preset(pre, out, as_json)
 
 
 def _bridge(pre, runs, reference, new_qrels, threshold: str, as_json: bool) -> None:
     from qrelkit.cli._app import require_runs
     from qrelkit.compare.bridge import measure
-    from qrelkit.compare.side_by_side import side_by_side
     from qrelkit.data import load_qrels
     from qrelkit.errors import UsageError
     from qrelkit.relevance import parse_threshold, resolve_threshold
@@ -180,18 +172,12 @@ def _bridge(pre, runs, reference, new_qrels, threshold: str, as_json: bool) -> N
     run_list = require_runs(runs)
     out = {"runs": len(run_list), "threshold": thr,
            "bridge": measure(run_list, original, dict(load_qrels(str(new_qrels)).pairs), thr)}
-    out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
-                     "rows": [r.to_dict() for r in side_by_side(pre, out)]}
-    if as_json:
-        print_json(out)
-        return
-    _print_preset(out["preset"])
+    _emit_preset(pre, out, as_json)
 
 
 def _shelf_life(pre, runs, reference, assessors, combination, as_json: bool) -> None:
     from qrelkit.cli._app import require_runs
     from qrelkit.compare.shelf_life import measure
-    from qrelkit.compare.side_by_side import side_by_side
     from qrelkit.data import load_qrels
     from qrelkit.errors import UsageError
     from qrelkit.evaluate.assessors import read_assessors, read_combination
@@ -203,12 +189,7 @@ def _shelf_life(pre, runs, reference, assessors, combination, as_json: bool) -> 
     run_list = require_runs(runs)
     out = {"runs": len(run_list), "assessors": [n for n, _ in sources],
            "shelf_life": measure(run_list, dict(load_qrels(str(reference)).pairs), sources, natural)}
-    out["preset"] = {"name": pre.name, "title": pre.title, "paper": pre.paper,
-                     "rows": [r.to_dict() for r in side_by_side(pre, out)]}
-    if as_json:
-        print_json(out)
-        return
-    _print_preset(out["preset"])
+    _emit_preset(pre, out, as_json)
 
 
 def _print(out: dict) -> None:
@@ -246,6 +227,22 @@ def _print(out: dict) -> None:
                  _pct(r["spurious"]), _pct(r["balanced_accuracy"])] for r in out["persistence"]])
     if out.get("preset"):
         _print_preset(out["preset"])
+
+
+def _preset_rows(pre, rows) -> dict:
+    """A preset's measured-beside-published rows as the JSON and the table show them."""
+    return {"name": pre.name, "title": pre.title, "paper": pre.paper, "rows": [r.to_dict() for r in rows]}
+
+
+def _emit_preset(pre, out: dict, as_json: bool) -> None:
+    """A measuring preset's output: ``out`` with its rows beside the published ones."""
+    from qrelkit.compare.side_by_side import side_by_side
+
+    out["preset"] = _preset_rows(pre, side_by_side(pre, out))
+    if as_json:
+        print_json(out)
+        return
+    _print_preset(out["preset"])
 
 
 def _print_preset(pre: dict) -> None:
