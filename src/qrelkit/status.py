@@ -47,11 +47,11 @@ def workspace_status(store: Store) -> dict:
         "votes": store.vote_count(),
         "spent": totals,
         "commands": {st: sum(r.status == st for r in runs) for st in ("running", "interrupted")},
-        "job": _job(store),
+        "job": job_summary(store),
     }
 
 
-def _job(store: Store) -> dict | None:
+def job_summary(store: Store) -> dict | None:
     """The workspace's stored job (qrelkit.job), as `status` and the report show it."""
     from qrelkit.job import stored_job
 

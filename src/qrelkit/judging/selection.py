@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 SHARES = ("llm", "people", "all", "judged")
 
 
+def share_filter(share: str) -> tuple[Optional[str], bool]:
+    """The cases of a ``--share`` as the store's filters: (share or None for every share, judged)."""
+    return (share if share in ("llm", "people") else None), share == "judged"
+
+
 def resolve_task(store: Store, task: str = "auto", threshold: int | str = "auto") -> Task:
     """``auto``, the one rule of every command: new labels must be on the collection's
     own scale, so a graded collection (some grade > 1) gets the graded task even
@@ -57,10 +62,9 @@ def open_selection(store: Store, share: str = "llm", limit: Optional[int] = None
         raise UsageError(f"--share {share!r}: choose from {', '.join(SHARES)}")
     if limit is not None and limit < 0:
         raise UsageError("--limit must be >= 0")
-    judged = {"llm": False, "people": False, "all": False, "judged": True}[share]
+    of, judged = share_filter(share)
     # a pair without document text is not a case (nothing to judge): counted apart, as ``no_text``
-    sel = store.selection(share=share if share in ("llm", "people") else None, judged=judged, limit=limit,
-                          with_text=True)
+    sel = store.selection(share=of, judged=judged, limit=limit, with_text=True)
     if share == "judged" and not sel.size and not store.counts().pooled:
         # a workspace made from qrels without runs: the labelled pairs are the cases
         sel.drop()

@@ -112,9 +112,9 @@ def summarise(run: "RunContext", usage: Usage, new: int, calibration: dict, lear
 
 
 def _no_text(run: "RunContext") -> int:
-    share = run.share
-    judged = {"llm": False, "people": False, "all": False, "judged": True}.get(share, False)
-    return run.store.cases_without_text(share if share in ("llm", "people") else None, judged)
+    from qrelkit.judging.selection import share_filter
+
+    return run.store.cases_without_text(*share_filter(run.share))
 
 
 def command_totals(client_usage: dict, summary: JudgeSummary) -> dict:

@@ -440,9 +440,9 @@ def report_from_store(
     narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
     plan = store.get_meta("plan")
     from qrelkit.job import HISTORY_KEY
-    from qrelkit.status import _job
+    from qrelkit.status import job_summary
 
-    job, earlier = _job(store), tuple(store.get_meta(HISTORY_KEY, []))
+    job, earlier = job_summary(store), tuple(store.get_meta(HISTORY_KEY, []))
     command_runs = store.command_runs()
     tally = MergedTally.from_result(merged_result) if merged_result is not None else MergedTally.from_store(store)
     rag_generators = generators_from_store(store)
