@@ -36,6 +36,7 @@ class RunContext:
     oracle: Optional[Mapping[Pair, int]] = field(default=None, hash=False)
     t0: float = 0.0
     args: dict = field(default_factory=dict, hash=False)
+    command: str = "judge"  # the command the user ran: the name its record is stored under
 
     @property
     def method(self) -> str:

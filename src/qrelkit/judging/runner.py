@@ -227,8 +227,8 @@ async def arun_judging(
     run = RunContext(store, spec, judge, client, sel, tsk, bud, o.oracle, t0, {
         "method": method, "model": model, "task": tsk.name, "threshold": o.threshold, "share": o.share,
         "limit": o.limit, "concurrency": o.concurrency, "budget": str(bud) if bud else None,
-        "oracle": len(o.oracle) if o.oracle is not None else None, "command": o.command,
-    })
+        "oracle": len(o.oracle) if o.oracle is not None else None,
+    }, command=o.command)
     try:
         return await _judge_selection(run, progress)
     finally:
@@ -246,7 +246,7 @@ async def _judge_selection(run: RunContext, progress: Optional[Callable[[Progres
     whole = _needs_selection(judge) and n_pending > 0
     selected = sel.cases() if whole else []
     pending = list(sel.pending(method, model)) if whole else []
-    run_id = store.start_command(run.args.get("command", "judge"), {k: v for k, v in args.items() if k != "command"})
+    run_id = store.start_command(run.command, args)
     record = _Recorder(store, client, method, model, tsk, n_pending, progress)
     status, calibration, learned = "failed", {}, Learned()
     try:
