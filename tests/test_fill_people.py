@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,23 @@ def _wait(url: str) -> None:
             if time.time() > deadline:
                 raise
             time.sleep(0.1)
+
+
+@contextmanager
+def serving(ws: Path) -> Iterator[str]:
+    """`qrelkit annotate serve` for ``ws`` on 127.0.0.1; yields its base URL, stops it after."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "qrelkit", "annotate", "serve", "-w", str(ws), "--host",
+                               "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait(f"http://127.0.0.1:{port}/static/annotate.css")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
 
 
 def qk(*args, check=True):
@@ -77,23 +96,13 @@ def test_fill_waits_for_people_then_continues(model_server, tmp_path):
     assert again["state"] == "waiting" and len(log.read_text().splitlines()) == calls_after_judging
 
     tokens = [json.loads(qk("annotate", "users", "add", n, "-w", ws, "--json").stdout)["token"] for n in "xyz"]
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "qrelkit", "annotate", "serve", "-w", str(ws), "--host",
-                               "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait(f"http://127.0.0.1:{port}/static/annotate.css")
+    with serving(ws) as url:
         for token in tokens:
-            client = AnnotatorClient(f"http://127.0.0.1:{port}", token)
+            client = AnnotatorClient(url, token)
             case = client.next()
             assert case["docid"] == "c" and case["history"]  # people see the debate
             assert client.vote("1", "c", 3).status_code == 200
             assert client.next() is None or client.next().get("done")
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(20)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
     done = json.loads(qk(*args).stdout)
     assert done["state"] == "done" and len(log.read_text().splitlines()) == calls_after_judging

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from fakeserver import free_port, serve
-from test_fill_people import _collection, _wait, model_server, qk  # noqa: F401  (model_server: a fixture)
+from fakeserver import serve
+from test_fill_people import _collection, model_server, qk, serving  # noqa: F401  (model_server: a fixture)
 
 METHOD = "debate(rounds=2)"
 
@@ -31,21 +31,11 @@ def people_vote(ws: Path, grade: int) -> None:
     from qrelkit.annotate.client import AnnotatorClient
 
     tokens = [json.loads(qk("annotate", "users", "add", n, "-w", ws, "--json").stdout)["token"] for n in "xyz"]
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "qrelkit", "annotate", "serve", "-w", str(ws), "--host",
-                               "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait(f"http://127.0.0.1:{port}/static/annotate.css")
+    with serving(ws) as url:
         for token in tokens:
-            client = AnnotatorClient(f"http://127.0.0.1:{port}", token)
+            client = AnnotatorClient(url, token)
             while (case := client.next()) and not case.get("done"):
                 assert client.vote(case["qid"], case["docid"], grade).status_code == 200
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(20)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 def provenance(result: dict) -> dict:
