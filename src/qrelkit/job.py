@@ -34,7 +34,6 @@ from qrelkit.judging.budget import Budget, parse_budget
 from qrelkit.relevance import parse_threshold
 
 if TYPE_CHECKING:
-    from qrelkit.allocation import Allocation
     from qrelkit.engines import EngineSpec
     from qrelkit.judging.job import JudgingJob
     from qrelkit.plan import Plan
@@ -82,11 +81,6 @@ class Job:
         from qrelkit.llm.spec import canonical_model_id
 
         return canonical_model_id(self.model)
-
-    def allocation(self) -> "Allocation":
-        from qrelkit.allocation import resolve_people
-
-        return resolve_people(self.people, self.human_depth)
 
     def judging(self, read_cache: bool = True) -> "JudgingJob":
         """The judging half of this job, over the LLM's share."""
