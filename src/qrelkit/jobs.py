@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from qrelkit import __version__
 from qrelkit.errors import UsageError
@@ -34,6 +34,9 @@ from qrelkit.plan import Plan
 from qrelkit.store import Store
 from qrelkit.store.lock import writer_lock
 from qrelkit.store.waiting import PeopleWaiting
+
+if TYPE_CHECKING:
+    from qrelkit.pooling.live import RoundsOutcome
 
 MERGED_QRELS = "qrels.merged.txt"
 REPORT = "report.html"
@@ -212,6 +215,8 @@ def _start(store: Store, kind: str, plan_arg: Any, plan: "Plan", options: dict,
     job = resolve_job(store, kind, effective, given, rejudge=run.rejudge)
     record_job(store, job, rejudge=run.rejudge)
     _record_plan(store, kind, effective, job)
+    if _in_rounds(job):
+        return job, {}  # the pool grows as the rounds of judging go (_build_in_rounds)
     run.say(f"pooling the runs ({job.pool or f'depth {job.depth}'})")
     pool = pool_workspace(store, depth=job.depth, human_depth=job.human_depth, people=job.people, pool=job.pool)
     if pool.get("no_text"):
@@ -249,19 +254,27 @@ def _next_steps(ws: Path, job: Job, left: dict[str, int]) -> str:
         steps.append(f"{left['errors']} calls failed: run `qrelkit {job.kind} -w {ws}` again to retry them")
     if left.get("budget"):
         steps.append(f"{left['budget']} escalations over the --budget stay undecided")
+    if left.get("unsettled"):
+        steps.append(f"{left['unsettled']} pairs of the {job.pool} pool have no label yet, so MTF has not read "
+                     f"on past them: run `qrelkit {job.kind} -w {ws}` once they are labelled")
     if left.get("no_text"):
         steps.append(f"{left['no_text']} pooled pairs have no document text and are not judged (list them with "
                      f"`qrelkit status -w {ws} --missing-text`)")
     return "; ".join(steps)
 
 
-def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSettings) -> JobResult:
+def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSettings,
+                        rounds: Optional["RoundsOutcome"] = None) -> JobResult:
     """The steps both jobs share once the pool is ready: judge the LLM's share, stop for people
     if anything waits for them (unless ``auto``), else merge, evaluate and report. The state is
-    ``waiting`` (people have work), ``partial`` (holes left, :func:`left_over`) or ``done``."""
+    ``waiting`` (people have work), ``partial`` (holes left, :func:`left_over`) or ``done``.
+    ``rounds``: MTF's rounds judged the share already; their calls count, their unsettled pairs are left."""
     summary = run_job(store, job.judging(run.read_cache), run.progress)
     waiting = store.waiting_for_people()
     left = left_over(store, job, summary)
+    if rounds is not None:
+        summary = dataclasses.replace(summary, **(summary.usage + rounds.usage).as_dict())
+        left = {**left, **_rounds_left(rounds, left)}
     if len(waiting) and not job.auto:
         from qrelkit.annotate.tasks import sync_tasks
 
@@ -336,6 +349,8 @@ def build(
     loaded = _as_plan(plan)  # a bad plan is refused before the workspace is made
     with writer_lock(ws, "build", wait=run.wait, on_wait=run.say), Store.create(ws) as store:
         job, pool = _start(store, "build", plan, loaded, options, run)
+        if _in_rounds(job):
+            return _build_in_rounds(store, ws, job, run)
         from qrelkit.annotate.tasks import sync_tasks
 
         waiting = store.waiting_for_people()
@@ -346,6 +361,64 @@ def build(
                    + _serve_hint(ws).format(job="build"))
             return JobResult("build", ws, WAITING, msg, job, pool, None, waiting)
         return _judge_merge_report(store, ws, job, pool, run)
+
+
+def _in_rounds(job: Job) -> bool:
+    """Does this job's pool grow in rounds of judging (``build --pool 'mtf(...)'``)?"""
+    from qrelkit.pooling import parse_pool
+
+    return job.kind == "build" and job.pool is not None and parse_pool(job.pool).strategy.needs_labels
+
+
+def _build_in_rounds(store: Store, ws: Path, job: Job, run: RunSettings) -> JobResult:
+    """``build`` with MTF: replay and continue the rounds (:mod:`qrelkit.pooling.live`), each judging
+    its pairs of the LLM's share, then wait for people or merge as any build does."""
+    from qrelkit.allocation import resolve_people
+    from qrelkit.judging.selection import resolve_task
+    from qrelkit.pooling import parse_pool
+    from qrelkit.pooling.live import known_labels, run_rounds
+    from qrelkit.workspace import _pool_counts
+
+    spec, people = parse_pool(job.pool), resolve_people(job.people, job.human_depth)
+    if people.name != "depth" or job.budget is not None:
+        raise UsageError(f"--pool {spec} grows the pool round by round, so people's share is each run's top "
+                         "k_human (--human-depth) and --budget is not taken (it ranks a fixed pool's escalations)")
+    task = resolve_task(store, job.task, job.threshold)
+    judging = job.judging(run.read_cache)
+    run.say(f"pooling the runs in rounds of judging ({spec})")
+    outcome = run_rounds(
+        store, spec, people["k_human"],
+        labels=lambda: known_labels(store, job.method_id, job.model_id, task),
+        judge=lambda cases: run_job(store, dataclasses.replace(judging, cases=tuple(cases), limit=None),
+                                    run.progress).usage,
+        limit=job.limit)
+    cases = store.cases()
+    counts = _pool_counts(cases)
+    pool = {"depth": max((c.best_rank for c in cases), default=0), "human_depth": people["k_human"],
+            **outcome.counts(), **{k: counts[k] for k in ("pooled", "holes", "people", "llm", "judged")}}
+    store.set_meta("pool", {"depth": pool["depth"], "human_depth": people["k_human"], "allocation": str(people),
+                            "pool": str(spec)})
+    waiting = store.waiting_for_people()
+    if waiting.people_share:
+        from qrelkit.annotate.tasks import sync_tasks
+
+        sync_tasks(store)
+        share = _cases(len(waiting.people_share), " of the people's share")
+        msg = (f"{share} for people; MTF round {outcome.rounds}: {outcome.unsettled} of {outcome.quota} pairs "
+               "still without a label; " + _serve_hint(ws).format(job="build"))
+        return JobResult("build", ws, WAITING, msg, job, pool, None, waiting,
+                         left=_rounds_left(outcome, {}))
+    return _judge_merge_report(store, ws, job, pool, run, rounds=outcome)
+
+
+def _rounds_left(outcome: "RoundsOutcome", left: dict[str, int]) -> dict[str, int]:
+    """What MTF's rounds leave: pairs past --limit (never pooled) and the quota's pairs without a label."""
+    out = {}
+    if outcome.cut:
+        out["limit"] = left.get("limit", 0) + outcome.cut
+    if outcome.unsettled:
+        out["unsettled"] = outcome.unsettled
+    return out
 
 
 def recovered(merged_qrels: Path | str, partial_qrels: Path | str, full_qrels: Path | str, threshold: int = 2) -> dict:

@@ -29,6 +29,7 @@ class MtfRounds:
         if spec.name != "mtf":
             raise UsageError(f"rounds of judging are for mtf; {spec} is fixed before judging starts")
         lists = topic_lists(runs, qids_of(topics))
+        self.lists = lists
         self.batch = spec["batch"]
         self.quota = quotas(spec, lists)
         self.states = {q: MoveToFront(lists[q].docids) for q in sorted(lists)}
@@ -57,8 +58,19 @@ class MtfRounds:
     def pending(self) -> list[Pair]:
         return [(q, d) for q, s in self.states.items() for _, d in s.pending]
 
+    def topic_finished(self, q: str) -> bool:
+        """Topic ``q`` has read its quota or every run of it, and awaits no label."""
+        s = self.states[q]
+        return not s.pending and (self.read[q] >= self.quota[q] or s.front() is None)
+
     @property
     def finished(self) -> bool:
         """Every topic has read its quota or every run of it, and no label is awaited."""
-        return all(not s.pending and (self.read[q] >= self.quota[q] or s.front() is None)
-                   for q, s in self.states.items())
+        return all(self.topic_finished(q) for q in self.states)
+
+    @property
+    def unsettled(self) -> int:
+        """Pairs of the quota still without a label: proposed and pending, or not read yet
+        (topics that ran out of documents owe nothing)."""
+        return sum((0 if s.front() is None else self.quota[q] - self.read[q]) + len(s.pending)
+                   for q, s in self.states.items() if not self.topic_finished(q))
