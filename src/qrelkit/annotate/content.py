@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
@@ -61,10 +62,13 @@ class AgentTurn:
     grade: Optional[int]
     reasoning: str
     evidence: tuple[Quote, ...]
+    judge: str = ""  # a vote's member (its spec) or a sample ("sample 2"); '' for a debate agent
 
     @property
     def css(self) -> str:
-        """Which colour the agent's quotes get in the document."""
+        """Which colour the agent's quotes get in the document (a vote's member: by what it said)."""
+        if self.judge:
+            return {1: "pro", 0: "con"}.get(self.label, "ev")  # type: ignore[arg-type]
         return {"relevant": "pro", "not_relevant": "con"}.get(self.stance, "ev")
 
     @property
@@ -86,6 +90,11 @@ class AgentTurn:
 class Round:
     number: int
     agents: tuple[AgentTurn, ...]
+    rule: str = ""  # a vote: "majority: 2 of 3 must agree"; '' for a debate round
+
+    @property
+    def title(self) -> str:
+        return f"The vote ({self.rule})" if self.rule else f"Round {self.number}"
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,11 @@ class CaseView:
     @property
     def history_shown(self) -> bool:
         return bool(self.history)
+
+    @property
+    def history_kind(self) -> str:
+        """``vote`` (the members' verdicts, one round) or ``debate``."""
+        return "vote" if any(r.rule for r in self.history or ()) else "debate"
 
     def document_html(self) -> Markup:
         quotes = [(q.text, a.css) for r in (self.history or ()) for a in r.agents for q in a.evidence]
@@ -172,7 +186,7 @@ def parse_history(provenance: Any) -> tuple[Round, ...]:
         return ()
     hist = prov.get("history") if isinstance(prov, dict) else None
     if not isinstance(hist, list):
-        return ()
+        return _vote_round(prov) if isinstance(prov, dict) else ()
     rounds = []
     for i, r in enumerate(hist, 1):
         if not isinstance(r, dict) or not isinstance(r.get("agents"), list):
@@ -184,17 +198,36 @@ def parse_history(provenance: Any) -> tuple[Round, ...]:
     return tuple(rounds)
 
 
+def _vote_round(prov: dict) -> tuple[Round, ...]:
+    """A vote's members (``vote.members``) or one judge's samples (``samples``) as one round, each
+    voter's verdict and reasoning (:mod:`qrelkit.judges.vote`, :mod:`qrelkit.judges.sampling`)."""
+    vote = prov.get("vote")
+    if not isinstance(vote, dict):
+        return ()
+    members, samples = vote.get("members"), prov.get("samples")
+    if isinstance(members, list):
+        voters = [(m.get("judge"), m, m.get("rationale") or m.get("reason"), m.get("provenance"))
+                  for m in members if isinstance(m, dict)]
+    elif isinstance(samples, list):
+        voters = [(f"sample {x.get('sample')}", x, (x.get("reply") or {}).get("reason")
+                   if isinstance(x.get("reply"), dict) else None, None) for x in samples if isinstance(x, dict)]
+    else:
+        return ()
+    agents = tuple(
+        AgentTurn(stance="", label=_int_or_none(v.get("label")), grade=_int_or_none(v.get("grade")),
+                  reasoning=why if isinstance(why, str) else "", judge=str(name or "judge"),
+                  evidence=_evidence(inner.get("evidence")) if isinstance(inner, dict) else ())
+        for name, v, why, inner in voters)
+    needed, rule = _int_or_none(vote.get("needed")), vote.get("rule")
+    if not agents or needed is None or not isinstance(rule, str):
+        return ()
+    return (Round(1, agents, f"{rule} rule: {needed} of {len(agents)} must agree"),)
+
+
 def _agent(a: Any) -> Optional[AgentTurn]:
     if not isinstance(a, dict):
         return None
-    evidence = []
-    ev = a.get("evidence")
-    for q in ev if isinstance(ev, list) else ():
-        if isinstance(q, dict) and isinstance(q.get("quote"), str) and not is_placeholder(q["quote"]):
-            found = q.get("found")
-            evidence.append(Quote(q["quote"], found if isinstance(found, bool) else None))
-        elif isinstance(q, str) and not is_placeholder(q):
-            evidence.append(Quote(q, None))
+    evidence = _evidence(a.get("evidence"))
     stance = a.get("stance")
     reasoning = a.get("reasoning")
     return AgentTurn(
@@ -202,8 +235,20 @@ def _agent(a: Any) -> Optional[AgentTurn]:
         label=_int_or_none(a.get("label")),
         grade=_int_or_none(a.get("grade")),
         reasoning=reasoning if isinstance(reasoning, str) else "",
-        evidence=tuple(evidence),
+        evidence=evidence,
     )
+
+
+def _evidence(ev: Any) -> tuple[Quote, ...]:
+    """Quotes of a turn's ``evidence`` list (dicts with ``quote``/``found``, or strings); placeholders dropped."""
+    out = []
+    for q in ev if isinstance(ev, list) else ():
+        if isinstance(q, dict) and isinstance(q.get("quote"), str) and not is_placeholder(q["quote"]):
+            found = q.get("found")
+            out.append(Quote(q["quote"], found if isinstance(found, bool) else None))
+        elif isinstance(q, str) and not is_placeholder(q):
+            out.append(Quote(q, None))
+    return tuple(out)
 
 
 _EVIDENCE_FORMAT = re.compile(r'"evidence"\s*:\s*\[([^\]]*)\]')
@@ -245,9 +290,11 @@ def history_to_json(rounds: tuple[Round, ...]) -> list[dict]:
                 {
                     "stance": a.stance, "label": a.label, "grade": a.grade, "reasoning": a.reasoning,
                     "evidence": [{"quote": q.text, "found": q.found} for q in a.evidence],
+                    **({"judge": a.judge} if a.judge else {}),
                 }
                 for a in r.agents
             ],
+            **({"rule": r.rule} if r.rule else {}),
         }
         for r in rounds
     ]
@@ -265,6 +312,8 @@ def why_asked(provenance: Any, history: tuple[Round, ...]) -> str:
     except (ValueError, TypeError):
         prov = {}
     status, reason = prov.get("status"), str(prov.get("reason") or "")
+    if history and history[-1].rule and status != ERROR:
+        return _vote_split(history[-1])
     if history and status != ERROR:
         n = len(history[-1].agents)
         who = "two" if n == 2 else str(n)
@@ -273,6 +322,16 @@ def why_asked(provenance: Any, history: tuple[Round, ...]) -> str:
     if status == ERROR:
         return f"The AI judge could not decide ({reason or 'its calls failed'}), so people decide."
     return f"The AI judge was not sure enough{f' ({reason})' if reason else ''}, so people decide."
+
+
+def _vote_split(vote: Round) -> str:
+    """ "The 3 AI judges split (2 said relevant, 1 said not relevant; majority rule: 2 of 3 must
+    agree), so people decide." """
+    said = Counter(a.label for a in vote.agents)
+    parts = [f"{said[label]} said {word}" for label, word in ((1, "relevant"), (0, "not relevant"), (None, "nothing"))
+             if said[label]]
+    who = "judges" if not vote.agents[0].judge.startswith("sample ") else "samples of the judge"
+    return f"The {len(vote.agents)} AI {who} split ({', '.join(parts)}; {vote.rule}), so people decide."
 
 
 def escalation_provenance(store, qid: str, docid: str) -> Optional[str]:

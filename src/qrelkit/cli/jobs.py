@@ -63,7 +63,8 @@ def run_job_command(job: Callable, given: dict, **own: Any) -> None:
     from qrelkit.engines import engine_option
 
     ws = require_workspace(given["workspace"])
-    overrides = {k: v for k, v in given.items() if k not in _RUN_FLAGS and v not in (None, False)}
+    # `is`, not `in`: 0 == False, and `--human-depth 0` / `--limit 0` are given values
+    overrides = {k: v for k, v in given.items() if k not in _RUN_FLAGS and v is not None and v is not False}
     overrides["engine"] = engine_option(given.get("engine"), given.get("ray_address"), given.get("ray_actors"),
                                         given.get("ray_cpus"), given.get("ray_gpus"))
     if given.get("runs") == []:
