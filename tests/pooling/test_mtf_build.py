@@ -45,13 +45,14 @@ def calls(log: Path) -> list[str]:
     return log.read_text().split() if log.exists() else []
 
 
-def collection(d: Path) -> dict:
+def collection(d: Path, ghost: bool = False) -> dict:
+    """The example; ``ghost``: run b retrieves first a document the collection has no text for."""
     d.mkdir()
     (d / "topics.jsonl").write_text(json.dumps({"qid": "q1", "text": "where do red animals live"}) + "\n")
     docs = [{"docid": x, "text": f"passage {x} about {'a fox in the woods' if x in FOXES else 'the weather'}"}
             for x in RUN_A + RUN_B]
     (d / "docs.jsonl").write_text("".join(json.dumps(doc) + "\n" for doc in docs))
-    for name, docids in (("a", RUN_A), ("b", RUN_B)):
+    for name, docids in (("a", RUN_A), ("b", ("ghost",) * ghost + RUN_B)):
         (d / f"{name}.run").write_text("".join(f"q1 Q0 {x} {r} {10 - r} {name}\n" for r, x in enumerate(docids, 1)))
     return {"topics": str(d / "topics.jsonl"), "docs": str(d / "docs.jsonl"),
             "runs": (str(d / "a.run"), str(d / "b.run"))}
@@ -117,6 +118,22 @@ def test_a_limit_holds_the_rounds_and_a_larger_one_continues_them(server, tmp_pa
     assert (calls(log)[before:], first.state, first.left) == (MTF_ORDER[:3], "partial", {"limit": 1, "unsettled": 4})
     judged_build(ws, model, limit=7)
     assert calls(log)[before:] == MTF_ORDER
+
+
+def test_a_document_without_text_is_read_past(server, tmp_path):
+    model, log = server
+    before = len(calls(log))
+    result = judged_build(tmp_path / "ws", model, human_depth=0, **collection(tmp_path / "c", ghost=True))
+    assert (calls(log)[before:], result.state) == (MTF_ORDER, "done")
+
+
+def test_a_pairs_best_rank_is_its_rank_in_the_run_file(server, tmp_path):
+    from qrelkit.store import Store
+
+    model, _ = server
+    judged_build(tmp_path / "ws", model, human_depth=0, **collection(tmp_path / "c", ghost=True))
+    with Store.open(tmp_path / "ws") as s:
+        assert {c.docid: c.best_rank for c in s.cases()}["b1"] == 2
 
 
 # ---- people in the loop --------------------------------------------------------------------------

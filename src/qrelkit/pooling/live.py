@@ -18,7 +18,8 @@ A complete re-run makes no call.
 
 People's share is the pairs within any run's top ``k_human`` (``--human-depth``; ``depth`` is
 the only people's strategy that decides pair by pair, so it is the one MTF rounds take).
-``limit`` caps the judge's share of the pool: a pair past it is neither pooled nor judged,
+A retrieved document without text is not a case (nothing can judge it), so MTF reads past it
+rather than wait on it for ever. ``limit`` caps the judge's share of the pool: a pair past it is neither pooled nor judged,
 and holds its topic until a later call raises the limit.
 """
 from __future__ import annotations
@@ -29,8 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from qrelkit.errors import InputError, UsageError
+from qrelkit.pooling.build import qids_of, topic_lists
 from qrelkit.pooling.rounds import MtfRounds
-from qrelkit.pooling.spec import PoolSpec
+from qrelkit.pooling.spec import PoolSpec, TopicLists
 from qrelkit.types import Case, Usage
 
 if TYPE_CHECKING:
@@ -72,9 +74,11 @@ def known_labels(store: "Store", method: str, model: str, task: "Task") -> dict[
 def run_rounds(store: "Store", spec: PoolSpec, k_human: int, labels: Labels, judge: Judge,
                limit: Optional[int] = None) -> RoundsOutcome:
     """Replay and continue the MTF rounds of ``spec`` over the workspace's runs (module docstring)."""
-    runs = _runs(store)
-    state = MtfRounds(spec, runs, list(store.topics()))
-    cases = _CaseMaker(state, store.qrels(), k_human)
+    runs, topics = _runs(store), list(store.topics())
+    have = store.docids()  # a document without text is not a case: MTF reads past it, it holds no topic
+    state = MtfRounds(spec, [r._replace(by_topic={q: tuple(d for d in ds if d in have) for q, ds in r.by_topic.items()})
+                             for r in runs], topics)
+    cases = _CaseMaker(topic_lists(runs, qids_of(topics)), store.qrels(), k_human)
     known, pooled, usage = labels(), {}, Usage()
     llm, cut, rounds = 0, 0, 0
     while batch := state.propose():
@@ -103,8 +107,8 @@ def run_rounds(store: "Store", spec: PoolSpec, k_human: int, labels: Labels, jud
 class _CaseMaker:
     """A proposed pair as a case: its best rank in any run, the runs that retrieved it, its share."""
 
-    def __init__(self, state: MtfRounds, reference: Mapping[Pair, int], k_human: int):
-        self.lists, self.reference, self.k_human = state.lists, reference, k_human
+    def __init__(self, lists: Mapping[str, TopicLists], reference: Mapping[Pair, int], k_human: int):
+        self.lists, self.reference, self.k_human = lists, reference, k_human
         self.ranks: dict[str, dict[str, tuple[int, list[str]]]] = {}
 
     def __call__(self, pair: Pair) -> Case:

@@ -29,7 +29,6 @@ class MtfRounds:
         if spec.name != "mtf":
             raise UsageError(f"rounds of judging are for mtf; {spec} is fixed before judging starts")
         lists = topic_lists(runs, qids_of(topics))
-        self.lists = lists
         self.batch = spec["batch"]
         self.quota = quotas(spec, lists)
         self.states = {q: MoveToFront(lists[q].docids) for q in sorted(lists)}
