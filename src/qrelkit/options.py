@@ -109,7 +109,8 @@ OPTIONS: tuple[JobOption, ...] = (
     # pool
     JobOption("depth", "int", 10, "Pool depth k.", "pool", JOBS, (1, None), stored=True),
     JobOption("pool", "str", None, "Pooling strategy instead of --depth: depth(k=10), rrf(n=N, k=60), "
-              "combmnz(n=N), rbp(n=N, p=0.8), mtf(n=N) (simulation: reads the qrels), or any with budget=N "
+              "combmnz(n=N), rbp(n=N, p=0.8), mtf(n=N) (build: in rounds of judging; fill: a simulation by the "
+              "qrels), or any with budget=N "
               "pairs over all topics (qrelkit.pooling).", "pool", JOBS, parse=_spec_check("pool"), stored=True),
     JobOption("human_depth", "int", None, "People judge each run's top-k_human (default 3).", "pool",
               frozenset({BUILD}), (0, None), stored=True),

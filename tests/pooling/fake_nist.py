@@ -1,8 +1,8 @@
 """A zero-shot judge that answers TREC DL 2019's NIST grade, served over HTTP by tests/fakeserver.py.
 
-It plays a perfect assessor on real data: the prompt's query text names the topic, the document
-block names the passage (its whole text, or the opening of one the prompt cut) (../shared/data/trec-dl-2019, read relative to the working
-directory, the repository root), and the reply is the NIST grade (0 for a pair NIST did not judge).
+It plays a perfect assessor on real data (../shared/data/trec-dl-2019, beside the repository): the
+prompt's query text names the topic, the document block names the passage (its whole text, or the
+opening of one the prompt cut), and the reply is the NIST grade (0 for a pair NIST did not judge).
 Each log line is ``qid docid grade``.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-DATA = Path("../shared/data/trec-dl-2019")
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "trec-dl-2019"  # beside the repository
 KEY = 300  # characters of a passage's opening that name it
 TOPICS = {text: qid for qid, text in (line.split("\t", 1) for line in
                                        (DATA / "topics.tsv").read_text().strip().split("\n"))}
