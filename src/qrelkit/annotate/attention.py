@@ -69,6 +69,6 @@ def attention_history(store, qid: str, docid: str) -> tuple[Round, ...]:
     """A two-argument history for a check on (qid, docid); see the module docstring."""
     own = _own(store, qid, docid)
     if own is not None:
-        return (Round(1, own.agents),)
+        return (Round(1, own.agents, own.rule),)  # a vote stays a vote
     borrowed = _borrowed(store, qid, docid)
     return (borrowed,) if borrowed is not None else (Round(1, FALLBACK),)
