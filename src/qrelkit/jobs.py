@@ -376,8 +376,7 @@ def _build_in_rounds(store: Store, ws: Path, job: Job, run: RunSettings) -> JobR
     from qrelkit.allocation import resolve_people
     from qrelkit.judging.selection import resolve_task
     from qrelkit.pooling import parse_pool
-    from qrelkit.pooling.live import known_labels, run_rounds
-    from qrelkit.workspace import _pool_counts
+    from qrelkit.pooling.live import known_labels, record_pool, run_rounds
 
     spec, people = parse_pool(job.pool), resolve_people(job.people, job.human_depth)
     if people.name != "depth" or job.budget is not None:
@@ -392,12 +391,7 @@ def _build_in_rounds(store: Store, ws: Path, job: Job, run: RunSettings) -> JobR
         judge=lambda cases: run_job(store, dataclasses.replace(judging, cases=tuple(cases), limit=None),
                                     run.progress).usage,
         limit=job.limit)
-    cases = store.cases()
-    counts = _pool_counts(cases)
-    pool = {"depth": max((c.best_rank for c in cases), default=0), "human_depth": people["k_human"],
-            **outcome.counts(), **{k: counts[k] for k in ("pooled", "holes", "people", "llm", "judged")}}
-    store.set_meta("pool", {"depth": pool["depth"], "human_depth": people["k_human"], "allocation": str(people),
-                            "pool": str(spec)})
+    pool = record_pool(store, outcome, people)
     waiting = store.waiting_for_people()
     if waiting.people_share:
         from qrelkit.annotate.tasks import sync_tasks

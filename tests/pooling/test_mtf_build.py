@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from fakeserver import serve
 
+from qrelkit.errors import UsageError
 from qrelkit.jobs import build
 
 FOXES = {"a1", "b2", "b3", "b4"}
@@ -143,7 +144,15 @@ def test_a_pairs_best_rank_is_its_rank_in_the_run_file(server, tmp_path):
     model, _ = server
     judged_build(tmp_path / "ws", model, human_depth=0, **collection(tmp_path / "c", ghost=True))
     with Store.open(tmp_path / "ws") as s:
-        assert {c.docid: c.best_rank for c in s.cases()}["b1"] == 2
+        assert {c.docid: c.best_rank for c in s.cases()}["b1"] == 2  # the ghost above it counts
+
+
+@pytest.mark.parametrize("option", [{"budget": "2"}, {"people": "stratified(rate=0.5, by=rank)"}],
+                         ids=["budget", "stratified-people"])
+def test_what_needs_the_whole_pool_is_refused_with_rounds(tmp_path, option):
+    with pytest.raises(UsageError, match="grows the pool round by round"):
+        build(tmp_path / "ws", model="openai:fake@http://127.0.0.1:9/v1", method="zero-shot", pool="mtf(n=7)",
+              report=False, **option, **collection(tmp_path / "c"))
 
 
 # ---- people in the loop --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ One concept per module: :mod:`~qrelkit.pooling.spec` (registry, parsing),
 :mod:`~qrelkit.pooling.fusion` (the static orders, with their trectools definitions),
 :mod:`~qrelkit.pooling.mtf` (move-to-front on one topic, and how it runs in rounds),
 :mod:`~qrelkit.pooling.rounds` (MTF over all topics, a round of judging at a time),
+:mod:`~qrelkit.pooling.live` (those rounds in a workspace, judged by `build`'s judge and people),
 :mod:`~qrelkit.pooling.budget` (the split rule), :mod:`~qrelkit.pooling.build` (cases).
 """
 from __future__ import annotations

@@ -140,3 +140,18 @@ def _runs(store: "Store") -> list:
     if gone:
         raise InputError(gone[0], None, f"{gone_hint(store.workspace)}; MTF's rounds re-read the runs")
     return _pool_inputs(paths, names, None)
+
+
+def record_pool(store: "Store", outcome: RoundsOutcome, allocation: Any) -> dict[str, Any]:
+    """Store the pool the rounds grew as the workspace's pool (as `qrelkit pool` does); its counts,
+    with `pool`'s keys and the rounds' (``rounds``, ``quota``, ``read``, ``unsettled``)."""
+    from qrelkit.workspace import _pool_counts
+
+    cases = store.cases()
+    counts = _pool_counts(cases)
+    depth = max((c.best_rank for c in cases), default=0)  # the deepest rank a case came from
+    k_human = allocation["k_human"]
+    store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation),
+                            "pool": outcome.spec})
+    return {"depth": depth, "human_depth": k_human, **outcome.counts(),
+            **{k: counts[k] for k in ("pooled", "holes", "people", "llm", "judged")}}

@@ -1,6 +1,6 @@
 """Move-to-front over every topic of a collection, one round of judging at a time.
 
-This is what a job would drive when MTF pools a real collection: each round,
+This is what ``build`` drives when MTF pools a real collection (:mod:`qrelkit.pooling.live`): each round,
 :meth:`MtfRounds.propose` gives every topic's next ``batch`` pairs (within the topic's
 share of ``n`` or of the budget, :mod:`qrelkit.pooling.budget`), people or a judge label
 them, and :meth:`MtfRounds.record` hands the labels back. Topics move independently: a

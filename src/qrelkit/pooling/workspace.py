@@ -8,8 +8,8 @@ every retrieved document for fusion and MTF; with scores only for CombMNZ).
 MTF needs labels as it goes. In a workspace the only labels known before judging are
 the reference qrels, so ``mtf`` here is a simulation: it reads by the workspace's
 qrels (relevant = grade >= the automatic threshold, unlabelled = not relevant) and is
-refused without them. On a real collection MTF runs in rounds of judging
-(:mod:`qrelkit.pooling.mtf`).
+refused without them. ``build`` runs MTF in real rounds of judging instead
+(:mod:`qrelkit.pooling.live`).
 """
 from __future__ import annotations
 
