@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from qrelkit.annotate import create_app, sync_tasks
-from qrelkit.annotate.content import load_case, parse_history
+from qrelkit.annotate.content import load_case, parse_history, why_asked
 from qrelkit.annotate.settings import load_settings
 from qrelkit.judging.runner import run_judging
 from qrelkit.llm import Client, ScriptedBackend
@@ -45,7 +45,7 @@ def answer(messages, params) -> dict:
 
 
 def vote_workspace(path: Path) -> Path:
-    """One escalation by a vote whose members split; synced for one vote per case."""
+    """One escalation by a vote whose members split, synced into the app's tasks."""
     with Store.create(path) as s:
         s.upsert_topics([Topic("q1", "where do red foxes raise their young", (), NARRATIVE)])
         s.upsert_docs([Doc("d1", TEXT, "Valley news")])
@@ -105,6 +105,13 @@ def test_a_members_colour_follows_what_it_said(shown):
 SAMPLES = {"vote": {"rule": "majority", "needed": 2, "counts": {"0": 1, "1": 1}, "samples": 2, "temperature": 0.7},
            "samples": [{"sample": 1, "status": "auto", "label": 1, "grade": 3, "reply": {"reason": "a den"}},
                        {"sample": 2, "status": "auto", "label": 0, "grade": 0, "reply": {"reason": "weather"}}]}
+
+
+def test_why_a_sampled_judge_came_says_how_its_samples_split():
+    samples = parse_history(json.dumps(SAMPLES))
+    assert why_asked(json.dumps({"status": "escalate", **SAMPLES}), samples) == (
+        "The AI judge's 2 samples split (1 said relevant, 1 said not relevant; majority rule: 2 of 2 must agree), "
+        "so people decide.")
 
 
 def test_a_judges_samples_show_as_the_voters():

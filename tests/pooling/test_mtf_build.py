@@ -147,6 +147,21 @@ def test_a_pairs_best_rank_is_its_rank_in_the_run_file(server, tmp_path):
         assert {c.docid: c.best_rank for c in s.cases()}["b1"] == 2  # the ghost above it counts
 
 
+def test_the_command_line_builds_in_rounds_with_no_people_at_human_depth_0(server, tmp_path):
+    import subprocess
+    import sys
+
+    model, log = server
+    c, before = collection(tmp_path / "c"), len(calls(log))
+    out = subprocess.run([sys.executable, "-m", "qrelkit", "build", "-w", str(tmp_path / "ws"), "--topics", c["topics"],
+                          "--docs", c["docs"], "--runs", *c["runs"], "--pool", "mtf(n=7)", "--human-depth", "0",
+                          "--method", "zero-shot", "--model", model, "--no-report", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout)["pool"]["people"] == 0  # `--human-depth 0` is a given value, not "not given"
+    assert calls(log)[before:] == MTF_ORDER
+
+
 @pytest.mark.parametrize("option", [{"budget": "2"}, {"people": "stratified(rate=0.5, by=rank)"}],
                          ids=["budget", "stratified-people"])
 def test_what_needs_the_whole_pool_is_refused_with_rounds(tmp_path, option):

@@ -330,8 +330,9 @@ def _vote_split(vote: Round) -> str:
     said = Counter(a.label for a in vote.agents)
     parts = [f"{said[label]} said {word}" for label, word in ((1, "relevant"), (0, "not relevant"), (None, "nothing"))
              if said[label]]
-    who = "judges" if not vote.agents[0].judge.startswith("sample ") else "samples of the judge"
-    return f"The {len(vote.agents)} AI {who} split ({', '.join(parts)}; {vote.rule}), so people decide."
+    sampled = vote.agents[0].judge.startswith("sample ")
+    who = f"The AI judge's {len(vote.agents)} samples" if sampled else f"The {len(vote.agents)} AI judges"
+    return f"{who} split ({', '.join(parts)}; {vote.rule}), so people decide."
 
 
 def escalation_provenance(store, qid: str, docid: str) -> Optional[str]:
