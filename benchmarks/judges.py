@@ -379,6 +379,7 @@ def learning_main(a) -> int:
                          "escalation_ratio": r.scores.escalation_ratio,
                          "balanced_accuracy_auto": r.scores.balanced_accuracy, **hf.to_dict(),
                          "cohen_kappa": r.scores.cohen_kappa, "calls_per_case": r.cost.calls_per_case,
+                         "narrative_calls": r.narrative_calls,
                          "seconds_per_case": r.cost.latency_parallel, "errors": r.scores.errors})
         if rows:
             rows.append({"method": "NIST labels on the whole depth-10 pool (reference)", "cases": len(gold),
@@ -433,7 +434,8 @@ def print_learning(h, rows, curve, ws) -> None:
               "outside the subsample")
         cols = [("method", "{}"), ("escalation_ratio", "{:.3f}"), ("balanced_accuracy_auto", "{:.3f}"),
                 ("balanced_accuracy", "{:.3f}"), ("per_topic_f1", "{:.3f}"), ("mcc", "{:.4f}"),
-                ("calls_per_case", "{:.2f}"), ("seconds_per_case", "{:.2f}"), ("errors", "{}")]
+                ("calls_per_case", "{:.2f}"), ("narrative_calls", "{}"), ("seconds_per_case", "{:.2f}"),
+                ("errors", "{}")]
         print("| " + " | ".join(c for c, _ in cols) + " |")
         print("|" + "---|" * len(cols))
         for r in rows:
