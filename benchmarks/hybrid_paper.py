@@ -6,6 +6,11 @@
 
 (``benchmarks/judges.py`` hands ``--experiment hybrid --repeat N`` to :func:`main` here.)
 
+What is measured is ``qrelkit compare``'s: each assessor judges the execution's LLM-share subsample
+as a comparison sample (:func:`qrelkit.compare.compare`, one workspace per execution and
+allocation), and per-query F1 and the significance MCC are :mod:`qrelkit.compare.hybrid`'s. This
+script only lays out the executions, allocations and rows and writes the table and the box plot.
+
 TREC DL 2019 (``../shared/data/trec-dl-2019``): the official runs pooled at depth 10. The people's
 share is allocated by ``depth(k_human=3)`` or ``stratified(rate=0.1)`` (stratified by the NIST
 labels — an oracle, which is why it is a simulation) and labelled with the NIST qrels; the
@@ -117,16 +122,6 @@ def workspace(path: Path, topics, nist, people, sample, passages: Path):
     return store
 
 
-def per_query_f1(gold: dict, labels: dict) -> dict[str, float]:
-    from sklearn.metrics import f1_score
-
-    by_q: dict[str, tuple[list, list]] = defaultdict(lambda: ([], []))
-    for k, lab in labels.items():
-        by_q[k[0]][0].append(int(gold[k] >= 2))
-        by_q[k[0]][1].append(lab)
-    return {q: float(f1_score(t, p, zero_division=0.0)) for q, (t, p) in sorted(by_q.items())}
-
-
 class Setup(NamedTuple):
     """What every execution reads: the collection, the chosen topics and NIST's significance decisions."""
 
@@ -141,17 +136,15 @@ class Setup(NamedTuple):
 
 
 def prepare(a) -> Setup:
-    from qrelkit.evaluate.significance import pairwise_significance
-    from qrelkit.evaluate.systems import evaluate_runs, prepare_runs
+    from qrelkit.compare.hybrid import full_decisions
+    from qrelkit.evaluate.systems import prepare_runs
 
     data = a.data or DL19
     topics, nist, runs = load(data)
     all_topics = sorted({q for q, _ in nist})
     chosen = set(sorted(random.Random(a.seed).sample(all_topics, a.topics))) if a.topics else set(all_topics)
     prepared = prepare_runs(runs)
-    ref_ts = evaluate_runs(prepared, nist, [a.measure], topics=all_topics, label="nist")
-    ref_sig = pairwise_significance(ref_ts.of(a.measure), ref_ts.systems, test="wilcoxon", correction="bh",
-                                    label="nist", measure=a.measure)
+    ref_sig = full_decisions(prepared, nist, all_topics, a.measure)
     return Setup(data, topics, nist, runs, prepared, ref_sig, chosen, all_topics)
 
 
@@ -159,35 +152,34 @@ def judge_allocation(a, st: Setup, e: int, allocation: str, log: Path, saved=lam
     """Execution ``e`` under one allocation: every assessor judges the same subsample in one workspace.
     Each row's record is appended to ``log`` (JSON lines) as it finishes, then ``saved`` is called,
     so a run stopped early leaves every finished row on disk."""
-    from qrelkit.judging import JudgingJob, run_job
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from judges import significance_mcc
+    from qrelkit.compare import CompareRequest, Draw, compare
+    from qrelkit.compare.hybrid import decided_labels, hybrid_figures, per_query_f1
 
     nist = st.nist
     pool, people, sample = split(st.runs, nist, allocation, e, st.chosen, a.max_cases)
     gold = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in sample}
     pool_nist = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in pool.cases if (c.qid, c.docid) in nist}
     ws = Path(tempfile.mkdtemp(prefix=f"qrelkit-rcl-{e}-"))
+    pairs_file = ws / "sample.txt"
     with workspace(ws, st.topics, nist, people, sample, st.data / "passages.jsonl") as store:
+        pairs_file.write_text("".join(f"{q} {d}\n" for q, d in sorted(gold)))
         for row, spec in assessors(e, a.doc_tokens):
             if a.assessors and row not in a.assessors:
                 continue
             t0 = time.perf_counter()
-            s = run_job(store, JudgingJob(method=spec, model=a.model, task="graded", share="llm",
-                                          concurrency=a.concurrency, max_attempts=a.max_attempts))
-            js = {(j.qid, j.docid): j for j in store.judgments(method=s.method, model=s.model)}
-            labels = {k: js[k].label for k in gold if k in js and js[k].label is not None}
-            f1 = per_query_f1(gold, labels)
-            hybrid = dict(pool_nist)
-            hybrid.update({k: js[k].grade for k in labels})
-            mcc, _ = significance_mcc(st.prepared, nist, hybrid, a.measure, st.ref_sig, st.all_topics)
-            r = {"execution": e, "allocation": allocation, "assessor": row, "spec": s.method,
-                 "cases": len(gold), "people": len(people), "undecided": len(gold) - len(labels),
+            req = CompareRequest(methods=(spec,), model=a.model, name=f"rcl-{e}",
+                                 draw=Draw(None, "stratified", e, str(pairs_file)), sample_file=pairs_file,
+                                 concurrency=a.concurrency, max_attempts=a.max_attempts, threshold=2, curve=False)
+            m = compare(store, req, gold).methods[0]
+            decided = decided_labels(store, m.canonical, m.model, gold)
+            f1 = per_query_f1(gold, {k: v[0] for k, v in decided.items()})
+            hf = hybrid_figures(st.prepared, st.ref_sig, pool_nist, gold, decided, st.all_topics, a.measure)
+            r = {"execution": e, "allocation": allocation, "assessor": row, "spec": m.canonical,
+                 "cases": len(gold), "people": len(people), "undecided": len(gold) - len(decided),
                  "per_query_f1": f1, "f1": statistics.fmean(f1.values()) if f1 else None,
-                 "said_relevant": sum(labels.values()), "nist_relevant": sum(g >= 2 for g in gold.values()),
-                 "mcc": mcc["matthews_corrcoef"], "seconds": time.perf_counter() - t0,
-                 "load": round(os.getloadavg()[0], 2)}
+                 "said_relevant": sum(v[0] for v in decided.values()),
+                 "nist_relevant": sum(g >= 2 for g in gold.values()),
+                 "mcc": hf.mcc, "seconds": time.perf_counter() - t0, "load": round(os.getloadavg()[0], 2)}
             with log.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(r) + "\n")
             print(f"  e={e} {allocation:22s} {row:20s} F1={r['f1']} MCC={r['mcc']:.3f} "
@@ -298,6 +290,10 @@ def box_plot(records: list, path: Path) -> None:
         names = list(dict.fromkeys(r["assessor"] for r in records if r["allocation"] == alloc))
         data = [[f for r in records if r["allocation"] == alloc and r["assessor"] == n
                  for f in r["per_query_f1"].values()] for n in names]
+        names, data = [n for n, d in zip(names, data) if d], [d for d in data if d]
+        if not data:  # nothing decided yet under this allocation: an empty panel, not a crash
+            ax.set_title(f"{alloc} (no F1 yet)")
+            continue
         ax.boxplot(data, tick_labels=names)
         ax.set_title(alloc)
         ax.tick_params(axis="x", rotation=60)
@@ -330,19 +326,17 @@ def main(a) -> int:
         return 2
     t0, load_start = time.perf_counter(), round(os.getloadavg()[0], 2)
     st = prepare(a)
-    sys.path.insert(0, str(Path(__file__).parent))
-    from judges import significance_mcc
+    from qrelkit.compare.hybrid import pool_mcc
 
     pool, _, _ = split(st.runs, st.nist, ALLOCATIONS[0], 0, st.chosen, a.max_cases)
     pool_nist = {(c.qid, c.docid): st.nist[(c.qid, c.docid)] for c in pool.cases if (c.qid, c.docid) in st.nist}
-    ceiling, _ = significance_mcc(st.prepared, st.nist, pool_nist, a.measure, st.ref_sig, st.all_topics)
-    print(f"MCC of NIST labels on the whole depth-10 pool (the ceiling): {ceiling['matthews_corrcoef']:.3f}",
-          file=sys.stderr)
+    ceiling = pool_mcc(st.prepared, st.ref_sig, pool_nist, st.all_topics, a.measure)
+    print(f"MCC of NIST labels on the whole depth-10 pool (the ceiling): {ceiling:.3f}", file=sys.stderr)
     header = {"collection": data.name, "runs": len(st.runs), "topics": len(st.chosen),
               "topics_total": len(st.all_topics), "topic_ids": sorted(st.chosen), "max_cases_per_topic": a.max_cases,
               "repeat": a.repeat, "model": a.model, "measure": a.measure, "doc_tokens": a.doc_tokens,
               "workers": a.workers, "this_run_assessors": a.assessors or "all", "significant_pairs_nist": int((st.ref_sig.decisions != 0).sum()),
-              "system_pairs": len(st.ref_sig.pairs), "mcc_nist_depth10_pool": ceiling["matthews_corrcoef"],
+              "system_pairs": len(st.ref_sig.pairs), "mcc_nist_depth10_pool": ceiling,
               "load_start": load_start}
     out = Path(a.out or tempfile.mkdtemp(prefix="qrelkit-rcl-"))
     out.mkdir(parents=True, exist_ok=True)

@@ -48,10 +48,16 @@ on the full LLM share (no ``--topics``/``--max-cases``) reports the real thing.
 A reference row gives NIST labels on the whole depth-10 pool.
 
 Budget curve (``--experiment budget``): ``confidence`` at budgets 3.5%,
-12.5%, 25% and 50% (``--budgets``) on the same subsample, in simulation mode
-with the NIST qrels as the oracle that answers escalations; balanced accuracy
-of the auto-labelled cases against the escalation ratio, next to debate's
-single point (its consensus cases against its escalations).
+12.5%, 25% and 50% (``--budgets``) on the same subsample; balanced accuracy
+(and plain accuracy) of the auto-labelled cases against the escalation ratio,
+and overall with NIST answering the escalations, next to debate's single
+point (its consensus cases against its escalations).
+
+The judging and the figures of ``hybrid``, ``budget`` and ``learning`` are ``qrelkit compare``'s:
+the LLM-share subsample is a comparison sample (a sample file) in a workspace whose qrels are the
+people's share, so learners learn from people and never from the pairs they judge; the budget
+curves are compare's; :mod:`qrelkit.compare.hybrid` adds per-topic F1 and the significance MCC.
+This script builds the hybrid pool's workspace and prints the tables.
 """
 
 from __future__ import annotations
@@ -314,22 +320,20 @@ def hybrid_workspace(store, topics, nist, sample, people, passages: Path) -> Non
     store.upsert_cases([Case(c.qid, c.docid, "people", c.best_rank, c.runs, True) for c in people])
 
 
-def significance_mcc(prepared, nist, pool_labels, measure, reference_sig, topics):
-    from qrelkit.evaluate.significance import decision_agreement, pairwise_significance
-    from qrelkit.evaluate.systems import evaluate_runs
-
-    ts = evaluate_runs(prepared, pool_labels, [measure], topics=topics, label="hybrid")
-    sig = pairwise_significance(ts.of(measure), ts.systems, test="wilcoxon", correction="bh", label="hybrid",
-                                measure=measure)
-    agree = decision_agreement(reference_sig, sig)
-    return agree.to_dict(), int((sig.decisions != 0).sum())
-
-
 def learning_main(a) -> int:
-    from qrelkit.evaluate.agreement import compare_labels
-    from qrelkit.evaluate.significance import pairwise_significance
-    from qrelkit.evaluate.systems import evaluate_runs, prepare_runs
-    from qrelkit.judging import JudgingJob, run_job
+    """The hybrid pool and the budget curve, judged and scored by ``qrelkit compare``: the LLM-share
+    subsample is the comparison's sample (a sample file), the people's share the labels learners
+    learn from; :mod:`qrelkit.compare.hybrid` adds per-topic F1 and the significance MCC."""
+    from qrelkit.compare import CompareRequest, Draw, compare
+    from qrelkit.compare.hybrid import (
+        decided_accuracy,
+        decided_labels,
+        full_decisions,
+        hybrid_figures,
+        pool_mcc,
+    )
+    from qrelkit.compare.methods import at_budget, parse
+    from qrelkit.evaluate.systems import prepare_runs
     from qrelkit.store import Store
 
     data = a.data or DL19
@@ -338,101 +342,67 @@ def learning_main(a) -> int:
         return 2
     t_start = time.perf_counter()
     topics, nist, runs, pool, chosen, sample, people = load_hybrid(data, a.topics, a.max_cases, a.seed)
-    keys = [(c.qid, c.docid) for c in sample]
-    gold = {k: nist[k] for k in keys}
+    gold = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in sample}
     all_topics = sorted({q for q, _ in nist})
     prepared = prepare_runs(runs)
     pool_nist = {(c.qid, c.docid): nist[(c.qid, c.docid)] for c in pool.cases if (c.qid, c.docid) in nist}
-    ref_ts = evaluate_runs(prepared, nist, [a.measure], topics=all_topics, label="nist")
-    ref_sig = pairwise_significance(ref_ts.of(a.measure), ref_ts.systems, test="wilcoxon", correction="bh",
-                                    label="nist", measure=a.measure)
+    ref_sig = full_decisions(prepared, nist, all_topics, a.measure)
     llm_share = sum(1 for c in pool.cases if c.share == "llm")
     header = {
-        "collection": data.name,
-        "runs": len(runs),
-        "pool": len(pool.cases),
-        "people_share": len(pool.cases) - llm_share,
-        "llm_share": llm_share,
-        "topics": len(chosen),
-        "topics_total": len(all_topics),
-        "max_cases_per_topic": a.max_cases,
-        "cases": len(sample),
-        "cases_relevant": sum(1 for g in gold.values() if g >= 2),
-        "people_labels": len(people),
-        "seed": a.seed,
-        "model": a.model,
-        "measure": a.measure,
-        "significant_pairs_nist": int((ref_sig.decisions != 0).sum()),
-        "system_pairs": len(ref_sig.pairs),
+        "collection": data.name, "runs": len(runs), "pool": len(pool.cases), "people_share": len(pool.cases) - llm_share,
+        "llm_share": llm_share, "topics": len(chosen), "topics_total": len(all_topics),
+        "max_cases_per_topic": a.max_cases, "cases": len(sample), "cases_relevant": sum(1 for g in gold.values() if g >= 2),
+        "people_labels": len(people), "seed": a.seed, "model": a.model, "measure": a.measure,
+        "significant_pairs_nist": int((ref_sig.decisions != 0).sum()), "system_pairs": len(ref_sig.pairs),
     }
+    hybrid_methods = list(a.methods or HYBRID_METHODS) if a.experiment in ("hybrid", "learning") else []
+    bases = {at_budget(parse(c), a.budgets[0]).canonical: c for c in a.curve} if a.experiment != "hybrid" else {}
+    curves = list(bases)
+    debate = [a.debate] if a.experiment != "hybrid" else []
     ws = a.workspace or Path(tempfile.mkdtemp(prefix="qrelkit-bench-learning-"))
-    rows, curve = [], []
     with Store.create(ws) as store:
         hybrid_workspace(store, topics, nist, sample, people, data / "passages.jsonl")
-
-        def judge(spec_text, oracle=None):
-            job = JudgingJob(method=spec_text, model=a.model, task="graded", share="llm",
-                             concurrency=a.concurrency, max_attempts=a.max_attempts, oracle=oracle)
-            t0 = time.perf_counter()
-            s = run_job(store, job)
-            secs = time.perf_counter() - t0
-            js = {(j.qid, j.docid): j for j in store.judgments(method=s.method, model=s.model) if (j.qid, j.docid) in gold}
-            return s, js, secs
-
-        def auto_ba(js):
-            decided = {k: j for k, j in js.items() if j.label is not None}
-            ag = compare_labels(gold, {k: j.grade if j.grade is not None else 2 * j.label for k, j in decided.items()},
-                                binary_labels={k: j.label for k, j in decided.items()})
-            return ag, len(decided)
-
-        if a.experiment in ("hybrid", "learning"):
-            for m in a.methods or HYBRID_METHODS:
-                s, js, secs = judge(m)
-                ag_auto, decided = auto_ba(js)
-                hybrid = {k: (js[k].grade if k in js and js[k].label is not None else gold[k]) for k in gold}
-                binary = {k: js[k].label for k in gold if k in js and js[k].label is not None}
-                ag = compare_labels(gold, hybrid, binary_labels=binary)
-                labels = dict(pool_nist)
-                labels.update(hybrid)
-                mcc, sig_n = significance_mcc(prepared, nist, labels, a.measure, ref_sig, all_topics)
-                n = len(js) or 1
-                rows.append({
-                    "method": m, "canonical": s.method, "cases": len(gold), "decided": decided,
-                    "escalation_ratio": 1 - decided / len(gold) if gold else 0.0,
-                    "balanced_accuracy_auto": ag_auto.balanced_accuracy,
-                    "balanced_accuracy": ag.balanced_accuracy, "per_topic_f1": ag.per_topic_f1,
-                    "cohen_kappa": ag.cohen_kappa,
-                    "mcc": mcc["matthews_corrcoef"], "significant_pairs": sig_n,
-                    "calls_per_case": sum(j.calls for j in js.values()) / n,
-                    "narrative_calls": s.narrative_calls, "calls": s.calls,
-                    "seconds_per_case": secs / n, "errors": s.errors,
-                })
-            mcc, sig_n = significance_mcc(prepared, nist, pool_nist, a.measure, ref_sig, all_topics)
+        pairs_file = Path(ws) / "hybrid-sample.txt"
+        pairs_file.write_text("".join(f"{q} {d}\n" for q, d in sorted(gold)))
+        req = CompareRequest(methods=tuple(dict.fromkeys(hybrid_methods + curves + debate)), model=a.model,
+                             name=f"hybrid-seed{a.seed}", draw=Draw(None, "stratified", a.seed, str(pairs_file)),
+                             sample_file=pairs_file, concurrency=a.concurrency, max_attempts=a.max_attempts,
+                             threshold=2, curve=bool(curves), budgets=tuple(a.budgets))
+        out = compare(store, req, gold)
+        by_method = {m.method: m for m in out.methods}
+        rows = []
+        for m in hybrid_methods:
+            r = by_method[m]
+            hf = hybrid_figures(prepared, ref_sig, pool_nist, gold, decided_labels(store, r.canonical, r.model, gold),
+                                all_topics, a.measure)
+            rows.append({"method": m, "canonical": r.canonical, "cases": r.scores.cases, "decided": r.scores.decided,
+                         "escalation_ratio": r.scores.escalation_ratio,
+                         "balanced_accuracy_auto": r.scores.balanced_accuracy, **hf.to_dict(),
+                         "cohen_kappa": r.scores.cohen_kappa, "calls_per_case": r.cost.calls_per_case,
+                         "narrative_calls": r.narrative_calls,
+                         "seconds_per_case": r.cost.latency_parallel, "errors": r.scores.errors})
+        if rows:
             rows.append({"method": "NIST labels on the whole depth-10 pool (reference)", "cases": len(gold),
                          "decided": len(gold), "escalation_ratio": 0.0, "balanced_accuracy_auto": 1.0,
-                         "balanced_accuracy": 1.0, "per_topic_f1": 1.0, "mcc": mcc["matthews_corrcoef"],
-                         "significant_pairs": sig_n})
-        if a.experiment in ("budget", "learning"):
-            for base in a.curve:
-                for b in a.budgets:
-                    spec = base.rstrip(")") + f",budget={b})" if "(" in base else f"{base}(budget={b})"
-                    s, js, secs = judge(spec, oracle=gold)
-                    ag, decided = auto_ba(js)
-                    esc = [j for j in js.values() if j.status == "escalate"]
-                    curve.append({
-                        "method": base, "budget": b, "canonical": s.method, "cases": len(gold), "auto": decided,
-                        "escalation_ratio": s.escalation_ratio, "balanced_accuracy_auto": ag.balanced_accuracy,
-                        "accuracy_auto": ag.accuracy, "oracle_answers": sum("oracle" in json.loads(j.provenance) for j in esc),
-                        "calls": s.calls, "cache_hits": s.cache_hits, "seconds": secs,
-                    })
-            s, js, secs = judge(a.debate)  # already judged when it is among the hybrid methods
-            ag, decided = auto_ba({k: j for k, j in js.items() if j.status == "consensus"})
-            curve.append({
-                "method": a.debate, "budget": "-", "canonical": s.method, "cases": len(gold), "auto": decided,
-                "escalation_ratio": s.escalation_ratio, "balanced_accuracy_auto": ag.balanced_accuracy,
-                "accuracy_auto": ag.accuracy, "oracle_answers": 0,
-                "calls": sum(j.calls for j in js.values()), "seconds": secs,
-            })
+                         "balanced_accuracy": 1.0, "per_topic_f1": 1.0,
+                         "mcc": pool_mcc(prepared, ref_sig, pool_nist, all_topics, a.measure)})
+        curve = []
+        for cv in out.curves:
+            for p in cv.points:
+                curve.append({"method": bases.get(cv.method, cv.method), "budget": p.budget, "canonical": p.canonical, "cases": p.scores.cases,
+                              "auto": p.scores.decided, "escalation_ratio": p.scores.escalation_ratio,
+                              "balanced_accuracy_auto": p.scores.balanced_accuracy,
+                              "accuracy_auto": decided_accuracy(gold, decided_labels(store, p.canonical, p.model, gold)),
+                              "balanced_accuracy_overall": p.scores.balanced_accuracy_overall,
+                              "calls_per_case": p.cost.calls_per_case})
+        for d in debate:
+            r = by_method[d]
+            curve.append({"method": d, "budget": "-", "canonical": r.canonical, "cases": r.scores.cases,
+                          "auto": r.scores.decided, "escalation_ratio": r.scores.escalation_ratio,
+                          "balanced_accuracy_auto": r.scores.balanced_accuracy,
+                          "accuracy_auto": decided_accuracy(gold, decided_labels(store, r.canonical, r.model, gold)),
+                          "balanced_accuracy_overall": r.scores.balanced_accuracy_overall,
+                          "calls_per_case": r.cost.calls_per_case})
     header["seconds"] = round(time.perf_counter() - t_start, 1)
     if a.json:
         print(json.dumps({**header, "workspace": str(ws), "hybrid": rows, "budget_curve": curve}, indent=2))
@@ -475,16 +445,16 @@ def print_learning(h, rows, curve, ws) -> None:
     if curve:
         print()
         print(f"Budget curve: balanced accuracy of auto-labelled cases vs escalation ratio "
-              f"(simulation: NIST answers escalations), {h['cases']} cases")
+              f"(overall: escalations answered by NIST), {h['cases']} cases")
         cols = [("method", "{}"), ("budget", "{}"), ("escalation_ratio", "{:.3f}"), ("auto", "{}"),
-                ("balanced_accuracy_auto", "{:.3f}"), ("accuracy_auto", "{:.3f}"), ("oracle_answers", "{}"),
-                ("calls", "{}"), ("cache_hits", "{}")]
+                ("balanced_accuracy_auto", "{:.3f}"), ("accuracy_auto", "{:.3f}"),
+                ("balanced_accuracy_overall", "{:.3f}"), ("calls_per_case", "{:.2f}")]
         print("| " + " | ".join(c for c, _ in cols) + " |")
         print("|" + "---|" * len(cols))
         for r in curve:
             print("| " + " | ".join(_f(r.get(c), fmt) for c, fmt in cols) + " |")
-        print("calls: this run's calls, including those answered from the LLM cache (cache_hits): the budgets "
-              "share one set of scores; confidence's calls include scoring the people's labels it calibrates on")
+        print("calls_per_case: a case's calls, counted even when the LLM cache answered them (the budgets share "
+              "one set of scores)")
     print(f"wall time {h['seconds']:.0f} s; workspace: {ws}")
 
 

@@ -64,6 +64,9 @@ def compare_cmd(
                                                "TSV qid<TAB>assessor."),
     new_qrels: Optional[Path] = typer.Option(None, "--new-qrels", help="bridge: the labels hole filling added "
                                              "(or the filled qrels)."),
+    generation: Optional[Path] = typer.Option(None, "--generation", help="bridge: generation correctness "
+                                              "(qrelkit rag grade's file) for RAGAlign@10; default: the "
+                                              "workspace's graded answers."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as a self-contained HTML page."),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -75,7 +78,10 @@ def compare_cmd(
     if pre is not None and pre.name == "rcl":
         return _rcl(pre, runs, reference, as_json)
     if pre is not None and pre.name == "bridge":
-        return _bridge(pre, runs, reference, new_qrels, threshold, as_json)
+        from qrelkit.cli.bridge import bridge
+
+        return bridge(pre, workspace, runs, reference, new_qrels, generation, model, threshold, seed or 0,
+                      concurrency, as_json)
     if pre is not None and pre.name == "shelf-life":
         return _shelf_life(pre, runs, reference, assessors, combination, as_json)
     if workspace is None:
@@ -155,23 +161,6 @@ def _rcl(pre, runs, reference, as_json: bool) -> None:
     base = {a: people_only(run_list, qrels, allocation=a) for a in ("depth", "stratified")}
     out = {"preset": None, "runs": len(run_list), "rcl_baseline": {a: b.mcc for a, b in base.items()},
            "baselines": [b.to_dict() for b in base.values()]}
-    _emit_preset(pre, out, as_json)
-
-
-def _bridge(pre, runs, reference, new_qrels, threshold: str, as_json: bool) -> None:
-    from qrelkit.cli._app import require_runs
-    from qrelkit.compare.bridge import measure
-    from qrelkit.data import load_qrels
-    from qrelkit.errors import UsageError
-    from qrelkit.relevance import parse_threshold, resolve_threshold
-
-    if reference is None or new_qrels is None:
-        raise UsageError("--preset bridge needs --reference QRELS (the original labels), --new-qrels QRELS and --runs")
-    original = dict(load_qrels(str(reference)).pairs)
-    thr = resolve_threshold(parse_threshold(threshold), original, str(reference)).value
-    run_list = require_runs(runs)
-    out = {"runs": len(run_list), "threshold": thr,
-           "bridge": measure(run_list, original, dict(load_qrels(str(new_qrels)).pairs), thr)}
     _emit_preset(pre, out, as_json)
 
 

@@ -23,7 +23,8 @@ FIELDS = {
     "rounds": ("persistence", "consensus_cases", "spurious"),
     "rcl": ("f1", "mcc"),
     "shelf": ("kendall_tau", "spearman_rho", "rbo", "ndcg_at_10"),
-    "bridge": ("hole_at_10", "hit_at_10_after", "hit_at_10_gain", "ragalign_before", "ragalign_after"),
+    "bridge": ("hole_at_10", "hit_at_10_before", "hit_at_10_after", "hit_at_10_gain", "growth_rate_last",
+               "marginal_contribution_last", "ragalign_before", "ragalign_after"),
 }
 
 
@@ -33,7 +34,7 @@ class PublishedRow:
     row: str
     method: str  # judge spec measuring it ("" = not measured)
     source: str
-    figures: tuple[tuple[str, float], ...]
+    figures: tuple[tuple[str, Optional[float]], ...]  # None: measured only (the paper prints no value)
     extra: tuple[tuple[str, Any], ...] = ()  # round, allocation, ...
 
     def get(self, key: str) -> Any:
@@ -113,7 +114,7 @@ def _load() -> dict:
     return tomllib.loads(text)
 
 
-NOT_FIGURES = {"table", "row", "method", "source", "round", "allocation", "measured_as", "system"}
+NOT_FIGURES = {"table", "row", "method", "source", "round", "allocation", "measured_as", "system", "measured_only"}
 
 
 def preset(name: str) -> Preset:
@@ -123,7 +124,8 @@ def preset(name: str) -> Preset:
     d = data[name]
     rows = tuple(
         PublishedRow(r["table"], r["row"], r.get("method", ""), r["source"],
-                     tuple((k, float(v)) for k, v in r.items() if k not in NOT_FIGURES),
+                     tuple((k, float(v)) for k, v in r.items() if k not in NOT_FIGURES)
+                     + tuple((k, None) for k in r.get("measured_only", ())),
                      tuple((k, r[k]) for k in ("round", "allocation", "measured_as", "system") if k in r))
         for r in d["rows"]
     )

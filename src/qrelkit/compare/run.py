@@ -58,11 +58,12 @@ class MethodResult:
     cost: Cost
     new_calls: int  # calls of this invocation that reached the model
     calibration: dict = field(default_factory=dict, hash=False)  # what the method learnt or calibrated, this run
+    narrative_calls: int = 0  # this run's calls inducing narratives (RCL's instructor), apart from the cases'
 
     def to_dict(self) -> dict:
         return {"method": self.method, "canonical": self.canonical, "model": self.model, "role": self.role,
                 "budget": self.budget, **self.scores.to_dict(), **self.cost.to_dict(), "new_calls": self.new_calls,
-                "calibration": self.calibration}
+                "calibration": self.calibration, "narrative_calls": self.narrative_calls}
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ async def judge_method(store: Store, sample: Sample, cases: tuple[Case, ...], sp
         method=label or spec_text, canonical=summary.method, model=summary.model, role=role(spec),
         budget=budget_of(spec), scores=score(gold, labels, statuses, threshold, seed=sample.draw.seed),
         cost=cost_of(js, prices, run), new_calls=new_calls, calibration=dict(summary.calibration or {}),
+        narrative_calls=summary.narrative_calls,
     )
 
 
