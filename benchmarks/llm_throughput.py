@@ -9,7 +9,24 @@
    calling llama-cpp-python directly (create_chat_completion, same prompts,
    same grammar). Target >= 0.9.
 
+3. ``--judge``: the whole ``qrelkit judge --method zero-shot`` command, a subprocess on a
+   fresh copy of a workspace of real LLMJudge-dev pairs (``../shared/data/llmjudge-dev``; per
+   topic its judged passages, then others, all holes of the LLM share), against the same
+   server, for every case count x in-flight count. Wall is the whole command (interpreter
+   start-up to exit); ideal = server calls x latency / in flight; CPU is the command's
+   user + sys time (wait4 rusage of that child). The split into client (qrelkit.llm, h11 and
+   the event loop's I/O), runner (everything else of the run: judging, judges, prompts,
+   progress), store (qrelkit.store and SQLite under it) and start-up + exit (imports, CLI,
+   anything outside the event loop) comes from a second run of the same row under
+   ``py-spy record --nonblocking`` (sampling from outside, so the process is not slowed by
+   it): each sample goes to the bucket of its innermost qrelkit (or h11) frame, and the shares
+   are applied to the first run's CPU. Each row also re-runs the command on the judged
+   workspace and fails if that made any call. Goals (issue 30): >= 0.95 of ideal at 5,000
+   cases and 64 in flight, >= 0.9 at 256, <= 0.5 ms of CPU per case (client + runner + store).
+
 Run: python benchmarks/llm_throughput.py [--latency 0.2] [--calls 640] [--skip-model]
+     python benchmarks/llm_throughput.py --judge [--cases 1000,5000,20000] [--in-flight 16,64,256]
+            [--no-split]   (py-spy: pip install 'qrelkit[bench]'; without it the split is left out)
 """
 
 from __future__ import annotations
