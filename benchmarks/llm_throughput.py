@@ -292,8 +292,9 @@ def main() -> None:
 # ---- the whole `qrelkit judge` command ------------------------------------------------------
 DATA = ROOT.parent / "shared" / "data" / "llmjudge-dev"
 REPLY = '{"reason": "the passage answers the query", "grade": 2}'
-# py-spy attribution: a sample of the run goes to the bucket of its innermost qrelkit (or h11) frame;
-# a sample of the run's event loop with neither (selector, transports, scheduling) is the client's I/O
+# py-spy attribution: a sample of the run (or of a helper thread) goes to the bucket of its innermost
+# qrelkit (or h11) frame; a sample of the run's event loop with neither (selector, transports,
+# scheduling) is the client's I/O
 OWNERS = (("qrelkit/store/", "store"), ("qrelkit/llm/", "client"), ("/h11/", "client"), ("qrelkit/", "runner"))
 RUN = "arun_judging"  # frames under it are the run; the rest is start-up and exit
 
@@ -368,7 +369,8 @@ def attribute(raw: Path) -> dict[str, float]:
         stack, _, count = line.rpartition(" ")
         if not stack or not count.isdigit():
             continue
-        if RUN not in stack and "_run_once" not in stack:
+        helper = "(threading.py" in stack.split(";", 1)[0]  # the store's checkpointer, the progress heartbeat
+        if not helper and RUN not in stack and "_run_once" not in stack:
             got["start-up+exit"] += int(count)
             continue
         owner = "client"
