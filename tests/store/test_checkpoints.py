@@ -31,7 +31,7 @@ def test_a_commit_inside_is_read_by_another_connection_before_any_checkpoint(tmp
 def test_the_log_starts_again_while_the_run_writes(tmp_path):
     wal = tmp_path / "qrelkit.sqlite-wal"
     largest = 0
-    with Store.create(tmp_path) as s, s.checkpoints_aside(every=0.02):
+    with Store.create(tmp_path) as s, s.checkpoints_aside(every=0.02, restart_pages=500):
         for i in range(1500):
             _put(s, i)
             if i % 50 == 0:

@@ -28,6 +28,7 @@ INTERRUPTED_LOAD = "loading interrupted: run init again"
 BULK_CACHE_KIB = 16384  # page cache while bulk loading (SQLite's default is 2,000 KiB)
 WAL_AUTOCHECKPOINT = 1000  # pages (SQLite's default): restored after :meth:`StoreCore.checkpoints_aside`
 CHECKPOINT_SECONDS = 0.5
+RESTART_PAGES = 4096  # 16 MB of log at most (4 KB pages) before it is started again
 log = logging.getLogger(__name__)
 
 
@@ -160,7 +161,7 @@ class StoreCore:
                 self._conn.execute("PRAGMA cache_size=-2000")  # SQLite's default
 
     @contextmanager
-    def checkpoints_aside(self, every: float = CHECKPOINT_SECONDS) -> Iterator[None]:
+    def checkpoints_aside(self, every: float = CHECKPOINT_SECONDS, restart_pages: int = RESTART_PAGES) -> Iterator[None]:
         """While a judging run writes a call or a verdict group every few milliseconds: WAL
         checkpoints on a thread of their own instead of inside those commits.
 
@@ -169,10 +170,12 @@ class StoreCore:
         database and syncing it to disk — 20 to 50 ms on this machine's disk, every quarter of a
         second at 300 calls/s, with the event loop (and every call in flight) stopped. Here a
         second connection copies the log every ``every`` seconds while the run goes on (PASSIVE:
-        it never blocks a writer), then once more under the store's lock, briefly, for the few
-        pages written meanwhile, so that the next commit starts the log again from its beginning
-        (it stays a few MB). Commits are exactly as durable as before: every one is in the log,
-        in the operating system's hands, when it returns."""
+        it never blocks a writer, and it syncs as SQLite's own would). The log only starts again
+        from its beginning when a commit finds all of it copied, which a run writing all the time
+        never gives; so once it holds ``restart_pages`` pages, the few pages written during the
+        copy are copied once more under the store's lock (a brief pause, every few seconds).
+        Commits are exactly as durable as before: every one is in the log, in the operating
+        system's hands, when it returns."""
         with self._lock:
             self._conn.execute("PRAGMA wal_autocheckpoint=0")
         stop = threading.Event()
@@ -181,9 +184,10 @@ class StoreCore:
             conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
             try:
                 while not stop.wait(every):
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                    with self._lock:
-                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    _, pages, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    if pages >= restart_pages:
+                        with self._lock:
+                            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
             except sqlite3.Error as e:  # nothing is lost: the log grows until the run ends, then checkpoints
                 log.warning("background checkpoints stopped (%s); the log is checkpointed when the run ends", e)
             finally:
