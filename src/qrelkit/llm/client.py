@@ -290,9 +290,8 @@ class Client:
             async with self._sem:
                 t0 = time.perf_counter()
                 try:
-                    async with asyncio.timeout(self.timeout):  # wait_for would make a task per attempt
-                        res = await call()
-                except TimeoutError:
+                    res = await asyncio.wait_for(call(), self.timeout)
+                except asyncio.TimeoutError:
                     res, error, unanswered = None, f"timeout after {self.timeout:g}s", True
                 except CallFailed as e:
                     res, error, retryable, retry_after = None, str(e), e.retryable, e.retry_after
