@@ -9,18 +9,39 @@
    calling llama-cpp-python directly (create_chat_completion, same prompts,
    same grammar). Target >= 0.9.
 
+3. ``--judge``: the whole ``qrelkit judge --method zero-shot`` command, a subprocess on a
+   fresh copy of a workspace of real LLMJudge-dev pairs (``../shared/data/llmjudge-dev``; per
+   topic its judged passages, then others, all holes of the LLM share), against the same
+   server, for every case count x in-flight count. Wall is the whole command (interpreter
+   start-up to exit); ideal = server calls x latency / in flight; CPU is the command's
+   user + sys time (wait4 rusage of that child). The split into client (qrelkit.llm, h11 and
+   the event loop's I/O), runner (everything else of the run: judging, judges, prompts,
+   progress), store (qrelkit.store and SQLite under it) and start-up + exit (imports, CLI,
+   anything outside the event loop) comes from a second run of the same row under
+   ``py-spy record --nonblocking`` (sampling from outside, so the process is not slowed by
+   it): each sample goes to the bucket of its innermost qrelkit (or h11) frame, and the shares
+   are applied to the first run's CPU. Each row also re-runs the command on the judged
+   workspace and fails if that made any call. Goals (issue 30): >= 0.95 of ideal at 5,000
+   cases and 64 in flight, >= 0.9 at 256, <= 0.5 ms of CPU per case (client + runner + store).
+
 Run: python benchmarks/llm_throughput.py [--latency 0.2] [--calls 640] [--skip-model]
+     python benchmarks/llm_throughput.py --judge [--cases 1000,5000,20000] [--in-flight 16,64,256]
+            [--no-split]   (py-spy: pip install 'qrelkit[bench]'; without it the split is left out)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import resource
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -48,7 +69,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(latency: float) -> tuple[subprocess.Popen, str]:
+def start_server(latency: float, reply: str = '{"relevant": true, "grade": 2}') -> tuple[subprocess.Popen, str]:
     port = free_port()
     proc = subprocess.Popen(
         [
@@ -72,7 +93,7 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
                     json={
                         "keep_bodies": False,
                         "latency": latency,
-                        "reply": '{"relevant": true, "grade": 2}',
+                        "reply": reply,
                     },
                 )
                 return proc, f"{base}/v1"
@@ -215,7 +236,15 @@ def main() -> None:
     ap.add_argument("--prompts", type=int, default=12)
     ap.add_argument("--max-tokens", type=int, default=32)
     ap.add_argument("--skip-model", action="store_true")
+    ap.add_argument("--judge", action="store_true",
+                    help="time the whole `qrelkit judge` command instead (the table of docs/benchmarks.md)")
+    ap.add_argument("--cases", default="1000,5000", help="--judge: case counts (20000 works too)")
+    ap.add_argument("--in-flight", default="16,64,256", help="--judge: --concurrency values")
+    ap.add_argument("--no-split", action="store_true", help="--judge: skip the py-spy CPU attribution pass")
     args = ap.parse_args()
+    if args.judge:
+        command_table(args)
+        return
 
     proc, url = start_server(args.latency)
     rows = []
@@ -257,6 +286,170 @@ def main() -> None:
             f"{m['median_ratio']:>18.2f} "
             f"{m['direct_tokens']:>12}/{m['tokens']}"
         )
+
+
+
+# ---- the whole `qrelkit judge` command ------------------------------------------------------
+DATA = ROOT.parent / "shared" / "data" / "llmjudge-dev"
+REPLY = '{"reason": "the passage answers the query", "grade": 2}'
+# py-spy attribution: a sample of the run (or of a helper thread) goes to the bucket of its innermost
+# qrelkit (or h11) frame; a sample of the run's event loop with neither (selector, transports,
+# scheduling) is the client's I/O
+OWNERS = (("qrelkit/store/", "store"), ("qrelkit/llm/", "client"), ("/h11/", "client"), ("qrelkit/", "runner"))
+RUN = "arun_judging"  # frames under it are the run; the rest is start-up and exit
+
+
+def make_collection(cases: int, out: Path) -> Path:
+    """A run file of ``cases`` real LLMJudge-dev pairs: per topic its judged passages first, then
+    others in a seeded order, so each (qid, docid) is distinct and every passage has text."""
+    import random
+
+    topics = [line.split("\t", 1)[0] for line in (DATA / "topics.tsv").read_text().splitlines() if line]
+    docids = [json.loads(line)["docid"] for line in (DATA / "passages.jsonl").open()]
+    judged: dict[str, list[str]] = {q: [] for q in topics}
+    for line in (DATA / "qrels.txt").read_text().splitlines():
+        q, _, d, _ = line.split()
+        judged.setdefault(q, []).append(d)
+    rng = random.Random(0)
+    per_topic = -(-cases // len(topics))
+    lines, n = [], 0
+    for q in topics:
+        others = [d for d in docids if d not in set(judged[q])]
+        rng.shuffle(others)
+        for rank, d in enumerate((judged[q] + others)[:per_topic], 1):
+            if n < cases:
+                lines.append(f"{q} Q0 {d} {rank} {1000 - rank / 1000:.4f} bench")
+                n += 1
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "run.txt").write_text("\n".join(lines) + "\n")
+    return out / "run.txt"
+
+
+def template_workspace(cases: int, root: Path) -> Path:
+    """init + pool once per size (every pair a hole of the LLM share); each row copies it."""
+    ws = root / f"ws-{cases}"
+    if ws.exists():
+        return ws
+    run = make_collection(cases, root / f"data-{cases}")
+    cli = [sys.executable, "-m", "qrelkit"]
+    for cmd in (["init", "-w", str(ws), "--topics", str(DATA / "topics.tsv"), "--docs", str(DATA / "passages.jsonl"),
+                 "--runs", str(run)],
+                ["pool", "-w", str(ws), "--depth", str(cases), "--human-depth", "0"]):
+        subprocess.run(cli + cmd, check=True, capture_output=True, env=child_env())
+    return ws
+
+
+def child_env() -> dict:
+    return {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "200"}
+
+
+def judge_cmd(ws: Path, url: str, in_flight: int) -> list[str]:
+    return [sys.executable, "-m", "qrelkit", "judge", "-w", str(ws), "--method", "zero-shot",
+            "--model", f"openai:fake@{url}", "--concurrency", str(in_flight), "--json"]
+
+
+def timed(cmd: list[str]) -> tuple[dict, float, float]:
+    """Run ``cmd``: its --json, wall seconds and CPU seconds (user + sys of that child alone)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, env=child_env())
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr.decode()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return json.loads(proc.stdout), wall, cpu
+
+
+def attribute(raw: Path) -> dict[str, float]:
+    """Shares of the sampled CPU per bucket (store, client, runner, start-up and exit) from
+    py-spy's raw stacks (``frame;frame;... count``, outermost first)."""
+    got = {"client": 0, "runner": 0, "store": 0, "start-up+exit": 0}
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        helper = "(threading.py" in stack.split(";", 1)[0]  # the store's checkpointer, the progress heartbeat
+        if not helper and RUN not in stack and "_run_once" not in stack:
+            got["start-up+exit"] += int(count)
+            continue
+        owner = "client"
+        for frame in reversed(stack.split(";")):
+            hit = next((name for mark, name in OWNERS if mark in frame), None)
+            if hit is not None:
+                owner = hit
+                break
+        got[owner] += int(count)
+    total = sum(got.values()) or 1
+    return {k: v / total for k, v in got.items()}
+
+
+def profiled_split(ws: Path, url: str, in_flight: int, root: Path) -> dict[str, float]:
+    raw = root / f"spy-{ws.name}.txt"
+    cmd = ["py-spy", "record", "--format", "raw", "--nonblocking", "-r", "250", "-o", str(raw), "--",
+           *judge_cmd(ws, url, in_flight)]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_env())
+    return attribute(raw)
+
+
+def fresh_copy(template: Path, root: Path, tag: str) -> Path:
+    ws = root / tag
+    shutil.rmtree(ws, ignore_errors=True)
+    shutil.copytree(template, ws)
+    return ws
+
+
+def command_row(cases: int, in_flight: int, latency: float, url: str, root: Path, split: bool) -> dict:
+    template = template_workspace(cases, root)
+    ws = fresh_copy(template, root, f"run-{cases}-{in_flight}")
+    out, wall, cpu = timed(judge_cmd(ws, url, in_flight))
+    again, _, _ = timed(judge_cmd(ws, url, in_flight))  # resumed: nothing left, so no call
+    calls = out["calls"] - out["cache_hits"]
+    assert out["judged"] == out["cases"] == cases, out
+    row = {"cases": cases, "in_flight": in_flight, "calls": calls, "wall_s": wall, "run_s": out["seconds"],
+           "ideal_s": calls * latency / in_flight, "cpu_ms": 1000 * cpu / cases, "rerun_calls": again["calls"]}
+    row["ratio"] = row["ideal_s"] / wall
+    if split:
+        shares = profiled_split(fresh_copy(template, root, f"spy-{cases}-{in_flight}"), url, in_flight, root)
+        row.update({f"{k}_ms": row["cpu_ms"] * v for k, v in shares.items()})
+    return row
+
+
+def command_table(args: argparse.Namespace) -> None:
+    sizes = [int(float(x)) for x in args.cases.split(",")]
+    flights = [int(x) for x in args.in_flight.split(",")]
+    if not (DATA / "passages.jsonl").exists():
+        raise SystemExit(f"{DATA} is absent: this benchmark judges LLMJudge-dev passages")
+    split = not args.no_split and shutil.which("py-spy") is not None
+    root = Path(tempfile.mkdtemp(prefix="qrelkit-judge-bench-"))
+    proc, url = start_server(args.latency, REPLY)
+    rows = []
+    try:
+        for cases in sizes:
+            for c in flights:
+                rows.append(command_row(cases, c, args.latency, url, root, split))
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        shutil.rmtree(root, ignore_errors=True)
+    load = os.getloadavg()
+    print(f"\nwhole `qrelkit judge --method zero-shot` against a loopback server, {args.latency * 1000:.0f} ms "
+          f"latency; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} cores")
+    cols = ["cases", "in flight", "calls", "wall s", "run s", "ideal s", "of ideal", "CPU ms/case"]
+    if split:
+        cols += ["client", "runner", "store", "start-up+exit"]
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "|".join(" ---: " for _ in cols) + "|")
+    for r in rows:
+        cells = [r["cases"], r["in_flight"], r["calls"], f"{r['wall_s']:.2f}", f"{r['run_s']:.2f}",
+                 f"{r['ideal_s']:.2f}", f"{r['ratio']:.3f}", f"{r['cpu_ms']:.3f}"]
+        if split:
+            cells += [f"{r[k + '_ms']:.3f}" for k in ("client", "runner", "store", "start-up+exit")]
+        print("| " + " | ".join(str(c) for c in cells) + " |")
+    bad = [r for r in rows if r["rerun_calls"]]
+    if bad:
+        raise SystemExit(f"a re-run made calls: {bad}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from qrelkit.llm import (
     make_client,
     parse_model_spec,
 )
+from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
 from qrelkit.llm.client import parse_retry_after
 from qrelkit.llm.jsonschema import extract_json, parse_reply, validate
 from qrelkit.llm.limits import TokenBucket
@@ -616,3 +617,18 @@ def test_retries_are_counted_as_attempts_beyond_one_per_answered_call():
     assert usage["calls"] == 2
     assert usage["attempts"] == n["k"] == 3
     assert usage["retries"] == 2
+
+
+@pytest.mark.parametrize("kind", ["complete", "score"])
+def test_the_cache_stores_the_text_its_key_signs(tmp_path, kind):
+    import hashlib
+
+    from qrelkit.store import Store
+
+    backend = ScriptedBackend(lambda m, p: {"grade": 1}, capabilities=frozenset({CHAT, JSON_SCHEMA, SCORE}),
+                              score_fn=lambda prefix, cont: -1.0)
+    store = Store.create(tmp_path / "ws")
+    client = Client(backend, store=store, **FAST)
+    run(client.complete(MSGS, schema=SCHEMA) if kind == "complete" else client.score("a b", " c"))
+    ((key, request),) = store.query("SELECT key, request FROM llm_calls")
+    assert hashlib.sha256(request.encode("utf-8")).hexdigest() == key

@@ -230,7 +230,8 @@ async def arun_judging(
         "oracle": len(o.oracle) if o.oracle is not None else None,
     }, command=o.command)
     try:
-        return await _judge_selection(run, progress)
+        with store.checkpoints_aside():  # no disk sync inside the per-call commits (StoreCore)
+            return await _judge_selection(run, progress)
     finally:
         sel.drop()
 

@@ -102,6 +102,17 @@ def mark_unanswered() -> None:
 
 
 # ---- the OpenAI-compatible check ------------------------------------------------------------
+@dataclass(frozen=True)
+class _Answer:
+    """A reply of the check: what it reads of httpx's response, from either transport."""
+
+    status_code: int
+    content: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
 def _served(resp: Any) -> Optional[list[str]]:
     try:
         data = resp.json().get("data")
@@ -122,17 +133,54 @@ def _refuse_key(resp: Any, where: str, key_set: bool) -> None:
         raise ModelUnavailable(f"{resp.status_code} at {where} — {fix} (server said: {_message(resp)})")
 
 
-async def _send(http: Any, method: str, where: str, base: str, body: Optional[dict] = None) -> Any:
-    import httpx
+class _Plain:
+    """The check over the backend's own h11 transport (plain http, no proxy): no httpx client
+    (its import and TLS context were a tenth of a judging command's start-up)."""
 
+    def __init__(self, url: str, headers: dict[str, str], connect_timeout: float):
+        from qrelkit.llm.openai_backend import _H11Pool
+
+        self.url = url
+        self.pool = _H11Pool(url, [(k.encode(), v.encode()) for k, v in headers.items()], 1, connect_timeout)
+
+    async def send(self, where: str, body: Optional[bytes]) -> _Answer:
+        path = where[len(self.url):]
+        reply = await asyncio.wait_for(self.pool.request(path, body, b"GET" if body is None else b"POST"),
+                                       CHECK_TIMEOUT)
+        return _Answer(reply.status, reply.content)
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
+
+
+class _Proxied:
+    """The check over httpx (https endpoints, proxied networks: it honours the proxy environment)."""
+
+    def __init__(self, headers: dict[str, str], trust_env: bool, connect_timeout: float):
+        import httpx
+
+        timeout = httpx.Timeout(CHECK_TIMEOUT, connect=connect_timeout)
+        self.http = httpx.AsyncClient(headers=headers, timeout=timeout, trust_env=trust_env)
+
+    async def send(self, where: str, body: Optional[bytes]) -> Any:
+        return await (self.http.get(where) if body is None else self.http.post(where, content=body))
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+async def _send(transport: Any, where: str, base: str, body: Optional[dict] = None) -> Any:
+    timeouts, failures = (asyncio.TimeoutError,), (OSError, EOFError)
+    if isinstance(transport, _Proxied):
+        import httpx
+
+        timeouts, failures = (*timeouts, httpx.TimeoutException), (*failures, httpx.TransportError)
     try:
-        if body is None:
-            return await http.get(where)
-        return await http.post(where, content=json.dumps(body).encode())
-    except httpx.TimeoutException:
+        return await transport.send(where, None if body is None else json.dumps(body).encode())
+    except timeouts:
         raise ModelUnavailable(f"no answer from {base} within {CHECK_TIMEOUT:g} s — is the server running "
                                "and not overloaded?") from None
-    except (httpx.TransportError, OSError) as e:
+    except failures as e:
         raise ModelUnavailable(f"nothing answers at {base} — is the server running? "
                                f"({type(e).__name__}: {e})") from None
 
@@ -141,25 +189,31 @@ async def check_openai_endpoint(url: str, model: str, headers: dict[str, str], t
                                 key_set: bool, connect_timeout: float = 10.0) -> None:
     """Raise :class:`ModelUnavailable` saying what to fix when ``url`` cannot serve ``model``:
     nothing listening, a refused key, no OpenAI API there (404: the URL lacks ``/v1``), or a
-    model the server does not serve. Anything else (a 5xx, say) is left to the run's own calls."""
-    import httpx
+    model the server does not serve. Anything else (a 5xx, say) is left to the run's own calls.
+    ``trust_env`` (https, or a proxy to go through) sends it with httpx, else with h11."""
+    transport = (_Proxied(headers, trust_env, connect_timeout) if trust_env
+                 else _Plain(url, headers, connect_timeout))
+    try:
+        await _check(transport, url, model, key_set)
+    finally:
+        await transport.aclose()
 
-    timeout = httpx.Timeout(CHECK_TIMEOUT, connect=connect_timeout)
-    async with httpx.AsyncClient(headers=headers, timeout=timeout, trust_env=trust_env) as http:
-        r = await _send(http, "GET", url + "/models", url)
-        _refuse_key(r, url + "/models", key_set)
-        served = _served(r) if r.status_code == 200 else None
-        if served is not None and model in served:
-            return
-        chat = url + "/chat/completions"
-        ping = {"model": model, "messages": [{"role": "user", "content": "Say OK."}],
-                "max_tokens": 1, "temperature": 0.0}
-        r = await _send(http, "POST", chat, url, ping)
-        _refuse_key(r, chat, key_set)
-        if r.status_code == 200:
-            return
-        if served is not None and r.status_code in (400, 404):
-            raise ModelUnavailable(f"model '{model}' is not served at {url}; it serves: "
-                                   f"{', '.join(served) or 'nothing'}")
-        if r.status_code == 404:
-            raise ModelUnavailable(f"404 at {chat} — does the URL end in /v1? (server said: {_message(r)})")
+
+async def _check(transport: Any, url: str, model: str, key_set: bool) -> None:
+    r = await _send(transport, url + "/models", url)
+    _refuse_key(r, url + "/models", key_set)
+    served = _served(r) if r.status_code == 200 else None
+    if served is not None and model in served:
+        return
+    chat = url + "/chat/completions"
+    ping = {"model": model, "messages": [{"role": "user", "content": "Say OK."}],
+            "max_tokens": 1, "temperature": 0.0}
+    r = await _send(transport, chat, url, ping)
+    _refuse_key(r, chat, key_set)
+    if r.status_code == 200:
+        return
+    if served is not None and r.status_code in (400, 404):
+        raise ModelUnavailable(f"model '{model}' is not served at {url}; it serves: "
+                               f"{', '.join(served) or 'nothing'}")
+    if r.status_code == 404:
+        raise ModelUnavailable(f"404 at {chat} — does the URL end in /v1? (server said: {_message(r)})")

@@ -19,19 +19,26 @@ if TYPE_CHECKING:
 
 
 def cache_key(kind: str, model: str, payload: dict) -> str:
+    return signed_request(kind, model, payload)[0]
+
+
+def signed_request(kind: str, model: str, payload: dict) -> tuple[str, str]:
+    """The key and the JSON text it is the sha256 of, which the cache stores as the request:
+    one serialisation of the prompt per call instead of two."""
     blob = json.dumps(
         {"kind": kind, "model": model, **payload}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest(), blob
 
 
 @dataclass(frozen=True)
 class Answer:
-    """One paid answer as the cache keeps it: the request (for audit), the response (to replay)
-    and what the one successful attempt cost."""
+    """One paid answer as the cache keeps it: the request (for audit; as a dict, or the signed
+    JSON text of :func:`signed_request`), the response (to replay) and what the one successful
+    attempt cost."""
 
     model: str
-    request: dict
+    request: dict | str
     response: dict
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -45,7 +45,7 @@ from qrelkit.llm.base import (
     TokenLogprob,
     Usage,
 )
-from qrelkit.llm.cache import Answer, MemoryCache, StoreCache, cache_key
+from qrelkit.llm.cache import Answer, MemoryCache, StoreCache, signed_request
 from qrelkit.llm.jsonschema import parse_reply
 from qrelkit.llm.limits import TokenBucket
 from qrelkit.llm.prices import PriceSpec, resolve_prices
@@ -256,17 +256,17 @@ class Client:
                 "could not cache an LLM answer (%s: %s); it will be paid again next run", type(e).__name__, e
             )
 
-    def _cached(self, kind: str, request: dict) -> tuple[str, Optional[dict]]:
-        """The cache key of a request (the backend's answer-changing settings join it) and the
-        stored answer, if reading the cache is on."""
+    def _cached(self, kind: str, request: dict) -> tuple[str, str, Optional[dict]]:
+        """The cache key of a request (the backend's answer-changing settings join it), the
+        text it signs (stored with the answer) and the stored answer, if reading the cache is on."""
         extra = getattr(self.backend, "cache_extra", None)
         if extra:
             request["backend"] = extra
-        key = cache_key(kind, self.model_id, request)
+        key, signed = signed_request(kind, self.model_id, request)
         hit = self.cache.get(key) if self.read_cache else None
         if hit is not None:
             self._usage += HIT
-        return key, hit
+        return key, signed, hit
 
     async def _attempts(self, estimate: int, call: Callable[[], Awaitable[Any]], take: Callable) -> Any:
         """The one retry loop of ``complete`` and ``score``.
@@ -370,9 +370,10 @@ class Client:
         stop: Optional[Sequence[str]] = None,
         version: str = "",
     ) -> Completion:
-        if schema is not None:
+        caps = self.backend.capabilities
+        if schema is not None and JSON_SCHEMA not in caps:
             self.require(JSON_SCHEMA)
-        if top_logprobs:
+        if top_logprobs and TOP_LOGPROBS not in caps:
             self.require(TOP_LOGPROBS)
         self._bind_loop()
         msgs = [m if isinstance(m, Message) else Message(**m) for m in messages]
@@ -385,7 +386,7 @@ class Client:
             "stop": list(stop) if stop else None,
             "version": version,
         }
-        key, hit = self._cached("complete", request)
+        key, signed, hit = self._cached("complete", request)
         if hit is not None:
             return _completion_from_dict(hit, self.model_id)
 
@@ -394,7 +395,7 @@ class Client:
 
         async def make() -> Completion:
             return await self._complete_uncached(
-                key, request, msgs, schema, max_tokens, temperature, top_logprobs, stop
+                key, signed, msgs, schema, max_tokens, temperature, top_logprobs, stop
             )
 
         return await self._single_flight(key, make, replay)
@@ -402,7 +403,7 @@ class Client:
     async def _complete_uncached(
         self,
         key: str,
-        request: dict,
+        request: str,
         msgs: list[Message],
         schema: Optional[dict],
         max_tokens: int,
@@ -462,7 +463,7 @@ class Client:
         self.require(SCORE)
         self._bind_loop()
         request = {"prefix": prefix, "continuation": continuation, "version": version}
-        key, hit = self._cached("score", request)
+        key, signed, hit = self._cached("score", request)
         if hit is not None:
             return _score_from_dict(hit, self.model_id)
 
@@ -470,11 +471,11 @@ class Client:
             return replace(s, cached=True, cost_usd=0.0, latency=0.0, attempts=0)
 
         async def make() -> ScoreResult:
-            return await self._score_uncached(key, request, prefix, continuation)
+            return await self._score_uncached(key, signed, prefix, continuation)
 
         return await self._single_flight(key, make, replay)
 
-    async def _score_uncached(self, key: str, request: dict, prefix: str, continuation: str) -> ScoreResult:
+    async def _score_uncached(self, key: str, request: str, prefix: str, continuation: str) -> ScoreResult:
         spent = {"ptok": 0, "cost": 0.0}
 
         def call() -> Awaitable[ScoreResult]:

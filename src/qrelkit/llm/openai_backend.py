@@ -41,7 +41,6 @@ from typing import Any, NamedTuple, Optional, Sequence
 from urllib.parse import urlsplit
 
 import h11
-import httpx
 
 from qrelkit.llm.base import (
     CHAT,
@@ -56,6 +55,10 @@ from qrelkit.llm.base import (
 )
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+# What a failed exchange raises; httpx's own classes join when an httpx pool is made (httpx is
+# imported only then: a third of a judging command's imports, for plain-http servers it never serves)
+_TIMEOUTS: tuple[type[BaseException], ...] = (asyncio.TimeoutError,)
+_TRANSPORT: tuple[type[BaseException], ...] = (OSError, EOFError)
 PROMPT_SCHEMA_INSTRUCTION = "\n\nAnswer with only a JSON object that matches this JSON schema:\n"
 
 
@@ -135,6 +138,10 @@ class _H11Pool:
         return _H11Conn(reader, writer)
 
     async def post(self, path: str, body: bytes) -> _Reply:
+        return await self.request(path, body)
+
+    async def request(self, path: str, body: Optional[bytes], method: bytes = b"POST") -> _Reply:
+        """One exchange (a GET when ``body`` is None) on a kept-alive connection, or a new one."""
         async with self.sem:
             conn = None
             while self.idle:
@@ -145,24 +152,28 @@ class _H11Pool:
                 c.close()
             if conn is not None:
                 try:
-                    return await self._exchange(conn, path, body)
+                    return await self._exchange(conn, path, body, method)
                 except _StaleConnection:
                     pass
             try:
-                return await self._exchange(await self._connect(), path, body)
+                return await self._exchange(await self._connect(), path, body, method)
             except _StaleConnection:
                 raise ConnectionError("server closed the connection without answering") from None
 
-    async def _exchange(self, conn: _H11Conn, path: str, body: bytes) -> _Reply:
+    async def _exchange(self, conn: _H11Conn, path: str, body: Optional[bytes], method: bytes = b"POST") -> _Reply:
         h = conn.h11
         done = False
         try:
-            req = h11.Request(
-                method=b"POST",
-                target=self.prefix + path.encode(),
-                headers=[*self.headers, (b"Content-Length", str(len(body)).encode())],
-            )
-            conn.writer.write(h.send(req) + h.send(h11.Data(data=body)) + h.send(h11.EndOfMessage()))
+            if body is None:
+                req = h11.Request(method=method, target=self.prefix + path.encode(), headers=self.headers)
+                conn.writer.write(h.send(req) + h.send(h11.EndOfMessage()))
+            else:
+                req = h11.Request(
+                    method=method,
+                    target=self.prefix + path.encode(),
+                    headers=[*self.headers, (b"Content-Length", str(len(body)).encode())],
+                )
+                conn.writer.write(h.send(req) + h.send(h11.Data(data=body)) + h.send(h11.EndOfMessage()))
             status, retry, chunks, got_any = 0, None, [], False
             while True:
                 ev = h.next_event()
@@ -207,6 +218,11 @@ class _HttpxPool:
     """
 
     def __init__(self, base_url: str, headers: list[tuple[bytes, bytes]], size: int, connect_timeout: float):
+        global _TIMEOUTS, _TRANSPORT
+        import httpx
+
+        _TIMEOUTS = (asyncio.TimeoutError, httpx.TimeoutException)
+        _TRANSPORT = (httpx.TransportError, OSError, EOFError)
         limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
         self.client = httpx.AsyncClient(
             base_url=base_url,
@@ -368,9 +384,9 @@ class OpenAIBackend:
             pool = self._pool(ep)
             try:
                 reply = await pool.post(path, json.dumps(payload).encode())
-            except (httpx.TimeoutException, asyncio.TimeoutError) as e:
+            except _TIMEOUTS as e:
                 raise CallFailed(f"timeout talking to {ep.url}: {type(e).__name__}", unanswered=True) from None
-            except (httpx.TransportError, OSError, EOFError) as e:
+            except _TRANSPORT as e:
                 raise CallFailed(f"cannot reach {ep.url}: {type(e).__name__}: {e}", unanswered=True) from None
         finally:
             ep.in_flight -= 1

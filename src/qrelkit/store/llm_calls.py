@@ -22,7 +22,7 @@ class LLMCallStore:
         self,
         key: str,
         model: str,
-        request: dict,
+        request: dict | str,
         response: dict,
         prompt_tokens: int = 0,
         completion_tokens: int = 0,
@@ -35,7 +35,8 @@ class LLMCallStore:
             "response=excluded.response, prompt_tokens=excluded.prompt_tokens, "
             "completion_tokens=excluded.completion_tokens, latency=excluded.latency, cost_usd=excluded.cost_usd",
             (
-                key, model, json.dumps(request, sort_keys=True), json.dumps(response, sort_keys=True),
+                key, model, request if isinstance(request, str) else json.dumps(request, sort_keys=True),
+                json.dumps(response, sort_keys=True),
                 prompt_tokens, completion_tokens, latency, cost_usd, now(),
             ),
         )
