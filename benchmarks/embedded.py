@@ -2,7 +2,7 @@
 
     python benchmarks/embedded.py [--collection llmjudge|dl19] [--calib 200] [--n 1000] [--splits 20]
                                   [--signals pmi+ql+dense+lexical+feedback] [--workspace DIR]
-                                  [--data DIR] [--model local] [--per-topic]
+                                  [--data DIR] [--model local] [--per-topic [all|query]]
     (also: python benchmarks/judges.py --experiment embedded ...)
 
 ``llmjudge`` (the default; LLMJudge dev): from the collection's qrels (binary relevance = grade
@@ -98,12 +98,19 @@ def evaluate(cols, x, qids, y, n_calib: int, per_topic: bool, c="0.1", seed: int
     from qrelkit.signals import combine
 
     if per_topic:
-        x = combine.per_topic_z(x, qids)
-    model = combine.fit(x[:n_calib], y[:n_calib], cols, per_topic=per_topic,
+        x = combine.per_topic_z(x, qids, only=query_columns(cols) if per_topic == "query" else None)
+    model = combine.fit(x[:n_calib], y[:n_calib], cols, per_topic=bool(per_topic),
                         c=c if c == combine.CV else float(c), seed=seed)
     if model is None:
         return {}
     return scores(model.probabilities(x[n_calib:]), y[n_calib:])
+
+
+def query_columns(cols) -> list[bool]:
+    """Which columns come from a signal that compares the document with the query."""
+    from qrelkit import signals
+
+    return [signals.build(c.split(".")[0]).QUERY for c in cols]
 
 
 def rows_to_test(names, single: bool = True) -> list[tuple[str, tuple[str, ...]]]:
@@ -293,7 +300,8 @@ def main(argv=None) -> int:
     ap.add_argument("--calib", type=int, default=200)
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--signals", default=None, help="default: pmi+ql+dense+lexical+feedback (+pool for dl19)")
-    ap.add_argument("--per-topic", action="store_true", help="per-topic z-scored features")
+    ap.add_argument("--per-topic", nargs="?", const="all", default=None, choices=("all", "query"),
+                    help="per-topic z-scored features: all of them, or the query signals' only")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workspace", type=Path, default=None, help="keep the workspace (and its caches) here")
     ap.add_argument("--data", type=Path, default=None)
