@@ -201,7 +201,8 @@ class LearnedJudge(BatchJudge):
                          legacy=STORED_SIGNALS),
         "calib": Param(200, integer(0), "at most this many labelled pairs outside the selection to fit on"),
         "budget": Param(Budget(0, False), budget_param, "cases people may get: P% of the selection or N"),
-        # per_topic=query became the default after false (LLMJudge dev 0.693 -> see docs/embedded-judge.md);
+        # per_topic=query became the default after false (LLMJudge dev BA 0.693 -> 0.702, DL19 0.851 -> 0.870;
+        # the demo 1 -> 2 false positives: docs/embedded-judge.md);
         # stored ids write per_topic out, and a bare learned resumes a workspace judged at false
         "per_topic": Param(QUERY, per_topic_param, "z-score signals within their topic before fitting: true (all), "
                            "query (those that compare with the query; feedback and pool stay raw) or false",

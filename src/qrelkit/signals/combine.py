@@ -79,7 +79,7 @@ class Combination:
     scale: tuple[float, ...]
     coef: tuple[float, ...]
     intercept: float
-    per_topic: bool
+    per_topic: bool | str  # False, True or "query" (only the query signals' columns)
     n: int
     relevant: int
     c: float = C
