@@ -136,3 +136,15 @@ def test_query_z_scores_use_each_topics_cases_and_labelled_pairs(ws):  # noqa: F
 def test_the_default_records_that_the_query_signals_were_z_scored_per_topic(ws):  # noqa: F811
     s = run_judging(ws, "learned(signals=lexical)", client(ws))
     assert next(iter(_provenance(ws, s.method).values()))["combination"]["per_topic"] == "query"
+
+
+@pytest.mark.parametrize("text,value", [("query", "query"), ("true", True), ("false", False)])
+def test_per_topic_takes_query_true_or_false(text, value):
+    assert parse_spec(f"learned(per_topic={text})")["per_topic"] == value
+
+
+def test_a_per_topic_value_that_is_none_of_them_names_the_three():
+    from qrelkit.errors import UsageError
+
+    with pytest.raises(UsageError, match="true, false or query"):
+        parse_spec("learned(per_topic=maybe)")

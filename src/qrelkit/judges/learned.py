@@ -93,7 +93,12 @@ QUERY = "query"  # per_topic=query: z-score within the topic only the signals th
 def per_topic_param(text: str) -> Any:
     """``true`` (every signal z-scored within its topic), ``false``, or ``query`` (only those that
     compare the document with the query: :attr:`qrelkit.signals.Signal.QUERY`)."""
-    return QUERY if text.strip().lower() == QUERY else boolean(text)
+    if text.strip().lower() == QUERY:
+        return QUERY
+    try:
+        return boolean(text)
+    except ValueError:
+        raise ValueError(f"expected true, false or {QUERY}, got {text!r}") from None
 
 
 def c_param(text: str) -> Any:
