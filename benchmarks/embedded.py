@@ -2,7 +2,7 @@
 
     python benchmarks/embedded.py [--collection llmjudge|dl19] [--calib 200] [--n 1000] [--splits 20]
                                   [--signals pmi+ql+dense+lexical+feedback] [--workspace DIR]
-                                  [--data DIR] [--model local] [--per-topic]
+                                  [--data DIR] [--model local] [--per-topic [all|query]] [--c 0.1,cv]
     (also: python benchmarks/judges.py --experiment embedded ...)
 
 ``llmjudge`` (the default; LLMJudge dev): from the collection's qrels (binary relevance = grade
@@ -98,12 +98,19 @@ def evaluate(cols, x, qids, y, n_calib: int, per_topic: bool, c="0.1", seed: int
     from qrelkit.signals import combine
 
     if per_topic:
-        x = combine.per_topic_z(x, qids)
-    model = combine.fit(x[:n_calib], y[:n_calib], cols, per_topic=per_topic,
+        x = combine.per_topic_z(x, qids, only=query_columns(cols) if per_topic == "query" else None)
+    model = combine.fit(x[:n_calib], y[:n_calib], cols, per_topic=bool(per_topic),
                         c=c if c == combine.CV else float(c), seed=seed)
     if model is None:
         return {}
     return scores(model.probabilities(x[n_calib:]), y[n_calib:])
+
+
+def query_columns(cols) -> list[bool]:
+    """Which columns come from a signal that compares the document with the query."""
+    from qrelkit import signals
+
+    return [signals.build(c.split(".")[0]).QUERY for c in cols]
 
 
 def rows_to_test(names, single: bool = True) -> list[tuple[str, tuple[str, ...]]]:
@@ -208,7 +215,7 @@ def llmjudge(a) -> None:
             fsecs.append(s)
             return tuple(f"feedback.{f}" for f in Feedback.FEATURES), x
 
-        res = run_splits(cols, pairs, y, a.calib, a.splits, feedback if use_feedback else None, a.per_topic)
+        res = run_splits(cols, pairs, y, a.calib, a.splits, feedback if use_feedback else None, a.per_topic, a.c)
     secs = {n: s for n, (_, _, s) in cols.items()} | ({"feedback": float(np.mean(fsecs))} if fsecs else {})
     rows = [(name, c, summarise(r), sum(secs.get(p, 0.0) for p in name.split("+")) / len(pairs))
             for (name, c), r in res.items()]
@@ -275,7 +282,7 @@ def dl19(a) -> None:
         for name, parts in tests:
             x = np.hstack([blocks[p][1][order] for p in parts])
             c_all = sum((blocks[p][0] for p in parts), ())
-            for c in ("0.1", "cv") if len(parts) > 1 else ("0.1",):
+            for c in a.c if len(parts) > 1 else a.c[:1]:
                 res.setdefault((name, c), []).append(evaluate(c_all, x, qids, y[order], a.calib, a.per_topic, c, k))
     secs = {n: s for n, (_, _, s) in cols.items()} | {"feedback": fsec}
     rows = [(name, c, summarise(r), sum(secs.get(p, 0.0) for p in name.split("+")) / len(pairs))
@@ -293,7 +300,9 @@ def main(argv=None) -> int:
     ap.add_argument("--calib", type=int, default=200)
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--signals", default=None, help="default: pmi+ql+dense+lexical+feedback (+pool for dl19)")
-    ap.add_argument("--per-topic", action="store_true", help="per-topic z-scored features")
+    ap.add_argument("--per-topic", nargs="?", const="all", default=None, choices=("all", "query"),
+                    help="per-topic z-scored features: all of them, or the query signals' only")
+    ap.add_argument("--c", default="0.1,cv", help="the regularisations compared, joined by commas (0.1: fast)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workspace", type=Path, default=None, help="keep the workspace (and its caches) here")
     ap.add_argument("--data", type=Path, default=None)
@@ -304,6 +313,7 @@ def main(argv=None) -> int:
     ap.add_argument("--method", default="learned", help="dl19 --fill: the method")
     ap.add_argument("--experiment", default="embedded", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    a.c = tuple(a.c.split(","))
     a.data = a.data or (DEFAULT_DATA if a.collection == "llmjudge" else DATA / "trec-dl-2019")
     a.signals = a.signals or ("pmi+ql+dense+lexical+feedback" + ("+pool" if a.collection == "dl19" else ""))
     if not (a.data / "qrels.txt").exists():

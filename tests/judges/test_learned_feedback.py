@@ -61,16 +61,36 @@ def test_a_stored_learned_id_keeps_the_fixed_regularisation_it_was_fitted_with()
     assert parse_spec(OLD_ID)["c"] == combine.C
 
 
-def test_the_default_learned_id_is_the_stored_one_with_feedback_added():
-    assert canonical("learned") == OLD_ID.replace("+pool)", "+pool+feedback)")
+FEEDBACK_ID = OLD_ID.replace("+pool)", "+pool+feedback)")  # the default from feedback to per_topic=query
 
 
-def test_the_default_learned_is_a_new_canonical_form():
-    assert canonical("learned") != OLD_ID
+def test_the_default_learned_id_is_the_feedback_one_with_query_signals_z_scored_per_topic():
+    assert canonical("learned") == FEEDBACK_ID.replace("per_topic=false", "per_topic=query")
+
+
+@pytest.mark.parametrize("stored", [OLD_ID, FEEDBACK_ID])
+def test_the_default_learned_is_a_new_canonical_form(stored):
+    assert canonical("learned") != stored
+
+
+@pytest.mark.parametrize("stored", [OLD_ID, FEEDBACK_ID])
+def test_each_earlier_default_learned_id_canonicalises_to_itself(stored):
+    assert canonical(stored) == stored
 
 
 def test_a_default_learned_job_resumes_a_workspace_under_the_stored_id():
     assert str(parse_spec("learned").as_before()) == OLD_ID
+
+
+def test_a_default_learned_job_looks_for_each_earlier_default_the_most_recent_first():
+    forms = [str(s) for s in parse_spec("learned").earlier()]
+    assert forms.index(FEEDBACK_ID) < forms.index(OLD_ID)
+
+
+def test_a_bare_learned_resumes_a_workspace_judged_under_the_feedback_default(ws):  # noqa: F811
+    first = run_judging(ws, FEEDBACK_ID, client(ws))
+    again = run_judging(ws, "learned", client(ws))
+    assert (again.method, again.new) == (first.method, 0)
 
 
 def test_a_stored_id_computes_what_it_did_with_c_fixed(ws):  # noqa: F811
@@ -90,3 +110,41 @@ def test_the_estimated_share_of_relevant_cases_is_recorded(ws):  # noqa: F811
     s = run_judging(ws, "learned(signals=lexical,c=cv)", client(ws))
     prior = next(iter(_provenance(ws, s.method).values()))["prior"]
     assert abs(prior["cases_estimate"] - 14 / 40) < 0.1  # 14 of the 40 cases are relevant
+
+
+def test_query_z_scores_use_each_topics_cases_and_labelled_pairs(ws):  # noqa: F811
+    """per_topic=query: the moments of a topic are over its cases and the labelled pairs fitted on
+    (the one function, :func:`qrelkit.signals.combine.per_topic_z`), so the cases' probabilities
+    follow from their raw values, those moments and the recorded combination."""
+    import asyncio
+
+    from qrelkit import signals
+
+    s = run_judging(ws, "learned(signals=lexical)", client(ws))
+    prov = _provenance(ws, s.method)
+    comb = next(iter(prov.values()))["combination"]
+    pairs = sorted(prov)
+    labelled = sorted(ws.qrels())
+    ctx = signals.context_from_store(ws)
+    x = asyncio.run(signals.values(signals.build("lexical"), pairs + labelled, ctx))
+    z = combine.per_topic_z(x, [q for q, _ in pairs + labelled])[: len(pairs)]
+    model = combine.Combination(tuple(comb["columns"]), tuple(comb["mean"]), tuple(comb["scale"]),
+                                tuple(comb["coef"]), comb["intercept"], True, comb["n"], comb["relevant"])
+    assert np.allclose(model.probabilities(z), [prov[p]["probability"] for p in pairs], atol=1e-5)
+
+
+def test_the_default_records_that_the_query_signals_were_z_scored_per_topic(ws):  # noqa: F811
+    s = run_judging(ws, "learned(signals=lexical)", client(ws))
+    assert next(iter(_provenance(ws, s.method).values()))["combination"]["per_topic"] == "query"
+
+
+@pytest.mark.parametrize("text,value", [("query", "query"), ("true", True), ("false", False)])
+def test_per_topic_takes_query_true_or_false(text, value):
+    assert parse_spec(f"learned(per_topic={text})")["per_topic"] == value
+
+
+def test_a_per_topic_value_that_is_none_of_them_names_the_three():
+    from qrelkit.errors import UsageError
+
+    with pytest.raises(UsageError, match="true, false or query"):
+        parse_spec("learned(per_topic=maybe)")

@@ -47,3 +47,14 @@ def test_per_topic_z_scores_remove_a_topic_offset():
     x = np.array([[1.0], [3.0], [101.0], [103.0]])
     z = combine.per_topic_z(x, ["a", "a", "b", "b"])
     assert z[:, 0].tolist() == [-1.0, 1.0, -1.0, 1.0]
+
+
+def test_per_topic_z_scores_only_the_flagged_columns():
+    x = np.array([[1.0, 5.0], [3.0, 7.0], [10.0, 1.0], [30.0, 2.0]])
+    z = combine.per_topic_z(x, ["a", "a", "b", "b"], only=[True, False])
+    assert z.tolist() == [[-1.0, 5.0], [1.0, 7.0], [-1.0, 1.0], [1.0, 2.0]]
+
+
+def test_a_topic_with_one_pair_gets_z_scores_of_zero_not_infinities():
+    z = combine.per_topic_z(np.array([[4.0, 2.0]]), ["a"], only=[True, False])
+    assert z.tolist() == [[0.0, 2.0]]

@@ -124,6 +124,25 @@ class JudgeSpec:
         before = main.with_params(**old)
         return self.with_main(dataclasses.replace(before, given=main.given))
 
+    def earlier(self) -> list["JudgeSpec"]:
+        """Every form the main judge had before its defaults changed, the most recent first: the
+        spec with each subset of its ``legacy`` parameters set back (one default changed after
+        another — learned's ``signals``, then ``per_topic`` — leaves one stored id per stage);
+        :meth:`as_before` (all of them set back) is the last."""
+        from itertools import combinations
+
+        main = self.main
+        declared = _registry()[main.name].PARAMS
+        old = {k: str(p.legacy) for k, p in declared.items() if p.legacy is not None and k not in main.given}
+        out: list[JudgeSpec] = []
+        for n in range(1, len(old) + 1):
+            for keys in combinations(sorted(old), n):
+                before = self.with_main(dataclasses.replace(main.with_params(**{k: old[k] for k in keys}),
+                                                            given=main.given))
+                if before != self and before not in out:
+                    out.append(before)
+        return out
+
     def links(self) -> list["JudgeSpec"]:
         """The chain's judges in order, each without its successor."""
         own = dataclasses.replace(self, then=None)

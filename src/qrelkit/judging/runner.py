@@ -171,14 +171,16 @@ def resumed_spec(store: Store, spec: JudgeSpec, model: str) -> JudgeSpec:
     when this workspace was judged under that one: its judgments, or a judging run of it with
     this model. A new default (debate's prompt v2) never re-judges a workspace's old work; the
     user opts in by writing the parameter out (``debate(prompt=v2)``)."""
-    before = spec.as_before()
-    if before == spec:
+    earlier = spec.earlier()
+    if not earlier:
         return spec
-    old = before.canonical
-    if store.has_finished(old, model):
-        return before
     runs = [r for r in store.command_runs() if "method" in r.args]  # judge, fill or build
-    return before if any(r.args.get("method") == old and r.args.get("model") == model for r in runs) else spec
+    for before in earlier:  # the most recent form first (one per changed default)
+        old = before.canonical
+        if store.has_finished(old, model) or any(r.args.get("method") == old and r.args.get("model") == model
+                                                 for r in runs):
+            return before
+    return spec
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,9 @@ class Signal:
     NAME: ClassVar[str]
     FEATURES: ClassVar[tuple[str, ...]]
     CACHED: ClassVar[bool] = True  # False for values read from the workspace itself (pool)
+    # True for a signal that compares the document with the query: its values carry the topic's
+    # offset (a predictable query scores every document high), which per-topic z-scores take out
+    QUERY: ClassVar[bool] = False
 
     def unavailable(self, ctx: SignalContext) -> Optional[str]:
         """Why this signal cannot be computed here (it is then dropped), or None."""

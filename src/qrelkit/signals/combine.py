@@ -31,29 +31,36 @@ CV_FOLDS = 5
 C = 0.1
 
 
-def topic_moments(x: np.ndarray, qids: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def topic_moments(x: np.ndarray, qids: Sequence[str],
+                  only: Optional[Sequence[bool]] = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Each topic's column means and standard deviations (1 where a column is constant or has no
-    finite value, so that column's z-score is 0 or NaN, never infinite)."""
+    finite value, so that column's z-score is 0 or NaN, never infinite). ``only`` (one flag per
+    column) leaves the unflagged columns as they are (mean 0, sd 1)."""
     x = np.asarray(x, dtype=float)
     q = np.asarray(qids)
+    keep = np.ones(x.shape[1], bool) if only is None else np.asarray(only, bool)
     out = {}
     for qid in np.unique(q):
         block = x[q == qid]
-        mu = np.nanmean(block, axis=0) if np.isfinite(block).any() else np.zeros(block.shape[1])
-        sd = np.nanstd(block, axis=0)
-        out[str(qid)] = (mu, np.where(np.isfinite(sd) & (sd > 0), sd, 1.0))
+        with np.errstate(all="ignore"):
+            mu = np.nanmean(np.where(np.isfinite(block), block, np.nan), axis=0) if len(block) else np.zeros(x.shape[1])
+            sd = np.nanstd(np.where(np.isfinite(block), block, np.nan), axis=0)
+        mu = np.where(keep & np.isfinite(mu), mu, 0.0)
+        sd = np.where(keep & np.isfinite(sd) & (sd > 0), sd, 1.0)
+        out[str(qid)] = (mu, sd)
     return out
 
 
 def per_topic_z(x: np.ndarray, qids: Sequence[str],
-                moments: Optional[Mapping[str, tuple[np.ndarray, np.ndarray]]] = None) -> np.ndarray:
+                moments: Optional[Mapping[str, tuple[np.ndarray, np.ndarray]]] = None,
+                only: Optional[Sequence[bool]] = None) -> np.ndarray:
     """Each column as a z-score within its topic (a topic's constant column becomes 0).
 
     ``moments`` (from :func:`topic_moments`) standardise against another set of pairs — the learned
     judge scores one pair at a time against its topic's whole pool; a row whose topic has no
     moments is left as it is."""
     out = np.array(x, dtype=float, copy=True)
-    moments = topic_moments(out, qids) if moments is None else moments
+    moments = topic_moments(out, qids, only) if moments is None else moments
     q = np.asarray(qids)
     for qid in np.unique(q):
         if str(qid) in moments:
@@ -72,7 +79,7 @@ class Combination:
     scale: tuple[float, ...]
     coef: tuple[float, ...]
     intercept: float
-    per_topic: bool
+    per_topic: bool | str  # False, True or "query" (only the query signals' columns)
     n: int
     relevant: int
     c: float = C

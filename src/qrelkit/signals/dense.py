@@ -24,6 +24,7 @@ MAX_CHARS = 4096
 class Dense(Signal):
     NAME = "dense"
     FEATURES = ("cosine",)
+    QUERY = True
 
     def unavailable(self, ctx: SignalContext) -> Optional[str]:
         try:

@@ -89,6 +89,7 @@ _INDEX: list = []  # [(context, index)]: the last context's index
 class Lexical(Signal):
     NAME = "lexical"
     FEATURES = ("bm25", "coverage", "log_length")
+    QUERY = True
 
     def _index(self, ctx: SignalContext) -> BM25Index:
         """One index per context (the corpus is read once; contexts are short-lived)."""

@@ -118,6 +118,7 @@ class _Meter:
 
 class _Likelihood(Signal):
     FEATURES = ("score",)
+    QUERY = True
 
     def unavailable(self, ctx: SignalContext) -> Optional[str]:
         if ctx.client is None:
