@@ -7,8 +7,8 @@ so the client under test talks real HTTP:
 
     python tests/fakeserver.py judges.fake_openai --port N --delay S --log FILE
 
-Every request appends the answering module's log line to FILE, so a test can count how often the
-same call reached the server. :func:`serve` starts one from a test and stops it afterwards.
+With ``--log``, every request appends the answering module's log line to FILE, so a test can count
+how often the same call reached the server. :func:`serve` starts one from a test and stops it afterwards.
 
 How a real server misbehaves, on request: ``--api-key K`` answers 401 to any other key (as vLLM's
 ``--api-key`` does), ``--strict-model`` answers 404 to a model other than ``fake`` (as vLLM and
@@ -57,7 +57,7 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": {"message": message, "type": "invalid_request_error"}}, status_code=status)
 
 
-def create_app(answer: Answer, delay: float, log: str, api_key: str | None = None, strict_model: bool = False,
+def create_app(answer: Answer, delay: float, log: str | None, api_key: str | None = None, strict_model: bool = False,
                die_after: int = 0) -> FastAPI:
     app = FastAPI()
     answered = [0]
@@ -81,8 +81,9 @@ def create_app(answer: Answer, delay: float, log: str, api_key: str | None = Non
             os._exit(0)
         answered[0] += 1
         line, text = answer(body["messages"])
-        with open(log, "a") as f:
-            f.write(line + "\n")
+        if log:
+            with open(log, "a") as f:
+                f.write(line + "\n")
         await asyncio.sleep(delay)
         return completion(body.get("model", "fake"), text)
 
@@ -143,7 +144,7 @@ def main() -> None:
     ap.add_argument("replies", help="module whose answer(messages) plays the model, e.g. judges.fake_openai")
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--delay", type=float, default=0.0)
-    ap.add_argument("--log", required=True)
+    ap.add_argument("--log", help="append each request's log line here (tests count calls with it)")
     ap.add_argument("--api-key", default=None, help="answer 401 to requests without this bearer key")
     ap.add_argument("--strict-model", action="store_true", help="answer 404 to a model other than 'fake'")
     ap.add_argument("--die-after", type=int, default=0, help="end the process after N chat completions")

@@ -39,3 +39,10 @@ def test_judging_reports_cases_rate_and_eta_and_says_its_stage_once(monkeypatch)
     assert "10/10 cases" in last
     assert "calls 20" in last
     assert "cases/s" in last
+    assert last.endswith(" s") and "done in" in last and "ETA" not in last  # finished: no ETA to give
+
+
+def test_a_continuation_with_nothing_to_judge_says_so_once_and_counts_nothing(monkeypatch):
+    lines = run(monkeypatch, lambda r: (r(ProgressUpdate(0, 0, Usage(), 0, 0)), time.sleep(0.5)))
+    assert sum(line.endswith("nothing left to judge") for line in lines) == 1
+    assert not [line for line in lines if line.startswith("judging")]

@@ -1,5 +1,5 @@
-"""Each method on 10 LLMJudge-dev pairs with the embedded model: it runs end to
-end and writes complete provenance (labels from a 135M model are weak; their
+"""Each method on 10 LLMJudge-dev pairs (zero-shot on 5, the debate on 3) with the embedded model:
+it runs end to end and writes complete provenance (labels from a 135M model are weak; their
 quality is measured in benchmarks/judges.py, not here)."""
 
 from __future__ import annotations
@@ -30,15 +30,25 @@ def workspace(tmp_path_factory):
     store.close()
 
 
+# The debate writes arguments in three calls per case (two agents, the adjudicator), about
+# 5 s each on 2 cores, and zero-shot writes a reason per case: a few of the ten cases exercise
+# them as well as ten would, in a fraction of the suite's time.
+LIMIT = {"debate(rounds=1,adjudicator=llm)": 3, "zero-shot": 5}
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_method_runs_on_the_embedded_model_with_complete_provenance(workspace, method):
     from qrelkit.llm import make_client
 
+    n = LIMIT.get(method, 10)
     client = make_client("local", store=workspace, max_attempts=1)  # one attempt: errors are fine here
-    s = run_judging(workspace, method, client, task="graded", share="judged", concurrency=2)
-    assert s.cases == 10 and s.judged + s.escalations + s.undecided == 10
+    s = run_judging(
+        workspace, method, client, task="graded", share="judged", concurrency=2,
+        limit=LIMIT.get(method),
+    )
+    assert s.cases == n and s.judged + s.escalations + s.undecided == n
     js = workspace.judgments(method=s.method, model=s.model)
-    assert len(js) == 10
+    assert len(js) == n
     for j in js:
         assert j.status in STATUSES
         assert (j.label is None) == (j.status in ("escalate", "error"))
@@ -61,7 +71,8 @@ def test_method_runs_on_the_embedded_model_with_complete_provenance(workspace, m
     # out); finished cases are not judged again, and with no errors nothing is called
     errors = sum(1 for j in js if j.status == "error")
     again = run_judging(
-        workspace, method, make_client("local", store=workspace), task="graded", share="judged"
+        workspace, method, make_client("local", store=workspace), task="graded", share="judged",
+        limit=LIMIT.get(method),
     )
     assert again.new == errors
     if errors == 0:

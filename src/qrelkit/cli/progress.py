@@ -51,6 +51,10 @@ class Reporter:
         if self.current != "judging":
             if self.announced:  # back from a step inside judging (a batch judge scoring): no new line
                 self.current = "judging"
+            elif p.total == 0:  # a continuation whose cases all have verdicts: nothing to count
+                self.stage("nothing left to judge", key="judging")
+                self.announced = True
+                return
             else:
                 self.stage(f"judging {p.total} cases", key="judging")
                 self.announced = True
@@ -69,8 +73,11 @@ class Reporter:
     def _print(self, p: Any, now: float) -> None:
         self.printed = now
         rate = (p.done - self.done0) / max(now - self.started, 1e-9)
-        eta = f"{(p.total - p.done) / rate:.0f} s" if rate > 0 and p.done < p.total else "-"
-        self.console.print(f"judging: {p.done}/{p.total} cases · {_info(p)} · {rate:.2f} cases/s · ETA {eta}",
+        if p.done >= p.total:
+            eta = f"done in {now - self.started:.0f} s"
+        else:
+            eta = f"ETA {(p.total - p.done) / rate:.0f} s" if rate > 0 else "ETA -"
+        self.console.print(f"judging: {p.done}/{p.total} cases · {_info(p)} · {rate:.2f} cases/s · {eta}",
                            highlight=False, soft_wrap=True)
 
     def heartbeat(self, stop: threading.Event) -> None:
