@@ -12,9 +12,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from compare.test_compare_cli import qrelkit
 from fakeserver import serve
 
+from compare.test_compare_cli import qrelkit
 from qrelkit.store import Store
 from qrelkit.types import Doc, Topic
 
@@ -48,9 +48,9 @@ def make_ws(path: Path) -> Path:
     return path
 
 
-@pytest.fixture()
-def server(tmp_path):
-    log = tmp_path / "requests.log"
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    log = tmp_path_factory.mktemp("srv") / "requests.log"
     log.write_text("")
     with serve("compare.fake_rcl", log, delay=0.05) as url:
         yield f"openai:fake@{url}", log, url
@@ -67,3 +67,81 @@ def rcl_json(ws: Path, collection: Path, model: str, *args: str) -> dict:
     r = rcl(ws, collection, model, "--json", *args)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
+
+
+LLM_ROWS = 23  # Table 1's 7 rows under both allocations, Table 2's 3 and Table 3's 6 under depth-k
+
+
+@pytest.fixture(scope="module")
+def measured(server, collection, tmp_path_factory):
+    """One run of the preset, twice executed (--repeat 2), with its page; then the same call again."""
+    model, log, url = server
+    root = tmp_path_factory.mktemp("measured")
+    ws = make_ws(root / "ws")
+    first = rcl_json(ws, collection, model, "--repeat", "2", "--html", str(root / "rcl.html"))
+    lines = log.read_text().split()
+    flight = json.loads(urllib.request.urlopen(url.removesuffix("/v1") + "/stats").read())["in_flight_max"]
+    again = rcl(ws, collection, model, "--repeat", "2")
+    return {"out": first, "requests": lines, "in_flight_max": flight, "again": again,
+            "again_requests": len(log.read_text().split()) - len(lines), "page": root / "rcl.html"}
+
+
+def row(out: dict, name: str) -> dict:
+    return next(x for x in out["rcl_rows"] if x["row"] == name)
+
+
+def test_every_llm_row_is_measured_under_its_allocation(measured):
+    assert len(measured["out"]["rcl_rows"]) == LLM_ROWS
+
+
+@pytest.mark.parametrize("name", ["Zero-shot, depth-k", "ICL k=3, sampling", "RCL w/ relevants", "RICL Relevant k=2"])
+def test_a_row_judges_every_pair_of_its_sample_with_one_assessor_call_each(measured, name):
+    r = row(measured["out"], name)
+    assert (r["cases"], r["calls_per_case"], r["undecided"]) == (4, 1.0, 0)  # 2 topics x 2 pairs
+
+
+def test_no_prompt_reaches_the_server_twice_across_rows_executions_and_allocations(measured):
+    assert len(measured["requests"]) == len(set(measured["requests"]))
+
+
+def test_a_second_call_resumes_without_a_model_call(measured):
+    assert (measured["again"].returncode, measured["again_requests"]) == (0, 0)
+
+
+def test_repeat_gives_each_row_that_many_executions_and_a_standard_deviation(measured):
+    r = row(measured["out"], "ICL k=1, sampling")
+    assert (r["executions"], r["f1_std"] is not None, r["mcc_std"] is not None) == (2, True, True)
+
+
+def test_the_scripted_assessor_that_is_always_right_scores_f1_1(measured):
+    assert row(measured["out"], "RCL w/ all human-judged")["f1"] == 1.0
+
+
+def test_the_table_prints_the_published_and_the_measured_column_of_an_llm_row(measured):
+    line = next(x for x in measured["again"].stderr.splitlines() if "| Zero-shot, depth-k | f1 |" in x)
+    assert line.split("|")[4:6] == [" 0.7598 ", " 1 ± 0 "]  # published, measured: mean ± std of 2 executions
+
+
+def test_the_json_pairs_the_published_and_the_measured_figure_of_an_llm_row(measured):
+    r = next(x for x in measured["out"]["preset"]["rows"] if x["row"] == "RICL k=2" and x["figure"] == "mcc")
+    assert (r["published"], r["measured"] is not None) == (0.8881, True)
+
+
+def test_the_methods_of_the_preset_are_judged_at_once(measured):
+    assert 4 < measured["in_flight_max"] <= 8  # one method alone has 4 pairs; the comparison's limit is 8
+
+
+@pytest.mark.browser
+def test_the_html_page_shows_the_per_query_f1_box_plot_in_chromium(measured):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.goto(measured["page"].as_uri())
+            width = page.eval_on_selector("img[alt='per-query F1 box plot']", "e => e.naturalWidth")
+        finally:
+            browser.close()
+    assert width > 300

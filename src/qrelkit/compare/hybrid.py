@@ -9,7 +9,8 @@ each averaged over ``repeat`` executions (seed ``e`` for the stratified sample a
 example draw and narrative reading, so executions differ where the paper's do):
 
 - per-query F1 of the LLM's binary labels against the reference on the pairs it judged,
-  averaged over topics (an undecided case is left out and counted);
+  averaged over topics (an undecided case is left out and counted; a topic with no relevant
+  pair on either side scores 1);
 - the MCC between significance decisions (AP@1000, two-sided Wilcoxon, Benjamini–Hochberg,
   every pair of runs: :mod:`qrelkit.compare.rcl`) under the hybrid qrels and under the full
   qrels. Hybrid qrels: the reference on the depth-10 pool, except the pairs the LLM judged,
@@ -159,7 +160,9 @@ def per_query_f1(gold: Mapping[Pair, int], labels: Mapping[Pair, int], threshold
         t, p = by_q.setdefault(k[0], ([], []))
         t.append(int(gold[k] >= threshold))
         p.append(int(lab))
-    return {q: float(f1_score(t, p, zero_division=0.0)) for q, (t, p) in sorted(by_q.items())}
+    # zero_division=1: a topic where neither the reference nor the LLM finds a relevant pair
+    # is perfect agreement (1), not 0; one positive on either side alone still gives 0
+    return {q: float(f1_score(t, p, zero_division=1.0)) for q, (t, p) in sorted(by_q.items())}
 
 
 def mean_std(vals: Sequence[Optional[float]]) -> tuple[Optional[float], Optional[float]]:

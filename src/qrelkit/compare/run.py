@@ -188,7 +188,7 @@ class Combined:
             usage = ps[0].usage
             for x in ps[1:]:
                 usage = usage + x.usage
-            stage = p.stage if p.stage != "judging" else f"judging ({len(ps)} methods)"
+            stage = p.stage
             self.update(ProgressUpdate(sum(x.done for x in ps), sum(x.total for x in ps), usage,
                                        sum(x.escalations for x in ps), sum(x.errors for x in ps), stage=stage))
         return cb
