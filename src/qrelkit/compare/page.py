@@ -76,9 +76,14 @@ def cost_vs_accuracy(out: dict) -> Optional[str]:
     return _png(fig)
 
 
+PANEL = {"depth": "people label every run's top 3 (depth-k), the LLM the rest of the depth-10 pool",
+         "stratified": "people label a 10 % stratified sample of the pool, the LLM the rest"}
+
+
 def f1_boxes(out: dict) -> Optional[str]:
-    """Per-query F1 of each rcl row (every execution's topics), one panel per allocation; a red
-    diamond marks the paper's mean F1 of that row, a black line the measured median."""
+    """Per-query F1 of each rcl row (every execution's topics), one panel per allocation: the box
+    and its median line are the measured distribution, a hollow circle its mean, a red diamond
+    the paper's mean F1 of that row."""
     rows = [r for r in out.get("rcl_rows") or [] if r["per_query_f1"]]
     if not rows:
         return None
@@ -94,18 +99,20 @@ def f1_boxes(out: dict) -> Optional[str]:
                    medianprops={"color": "black"})
         ax.set_yticks(range(1, len(rs) + 1), [r["row"].removesuffix(", depth-k").removesuffix(", sampling")
                                               for r in rs], fontsize=8)
-        pub = [(i + 1, published.get(r["row"])) for i, r in enumerate(rs)]
-        pts = [(y, v) for y, v in pub if v is not None]
-        if pts:
-            ax.scatter([v for _, v in pts], [y for y, _ in pts], marker="D", color="tab:red", s=18, zorder=3,
-                       label="paper's mean F1")
-        ax.set_title(f"people: {a}", fontsize=9, loc="left")
+        for key, style in (("measured", {"marker": "o", "facecolors": "none", "edgecolors": "tab:blue", "s": 34,
+                                         "label": "measured mean F1"}),
+                           ("published", {"marker": "D", "color": "tab:red", "s": 18, "label": "paper's mean F1"})):
+            vals = [(i + 1, r["f1"] if key == "measured" else published.get(r["row"])) for i, r in enumerate(rs)]
+            pts = [(y, v) for y, v in vals if v is not None]
+            if pts:
+                ax.scatter([v for _, v in pts], [y for y, _ in pts], zorder=3, **style)
+        ax.set_title(PANEL.get(a, f"people: {a}"), fontsize=9, loc="left")
         ax.grid(axis="x", alpha=0.3)
     axes[-1, 0].set_xlabel("per-query F1 against the reference (every execution)")
     axes[-1, 0].set_xlim(-0.03, 1.03)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="upper right", fontsize=8, frameon=False)
+        fig.legend(handles, labels, loc="upper right", ncol=2, fontsize=8, frameon=False)
     fig.tight_layout()
     return _png(fig)
 
