@@ -96,7 +96,7 @@ def f1_boxes(out: dict) -> Optional[str]:
     for ax, a in zip(axes[:, 0], allocs):
         rs = [r for r in rows if r["allocation"] == a][::-1]  # the paper's order, top to bottom
         ax.boxplot([[f for _, _, f in r["per_query_f1"]] for r in rs], vert=False, widths=0.6,
-                   medianprops={"color": "black"})
+                   medianprops={"color": "black"}, flierprops={"marker": "+", "markeredgecolor": "0.55"})
         ax.set_yticks(range(1, len(rs) + 1), [r["row"].removesuffix(", depth-k").removesuffix(", sampling")
                                               for r in rs], fontsize=8)
         for key, style in (("measured", {"marker": "o", "facecolors": "none", "edgecolors": "tab:blue", "s": 34,
@@ -112,7 +112,7 @@ def f1_boxes(out: dict) -> Optional[str]:
     axes[-1, 0].set_xlim(-0.03, 1.03)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="upper right", ncol=2, fontsize=8, frameon=False)
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8, frameon=False)
     fig.tight_layout()
     return _png(fig)
 
