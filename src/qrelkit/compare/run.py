@@ -114,15 +114,27 @@ def sample_cases(store: Store, sample: Sample) -> tuple[Case, ...]:
     return tuple(pooled.get((q, d), Case(q, d, "llm", 0, (), True)) for q, d, _ in sample.pairs)
 
 
-async def judge_method(store: Store, sample: Sample, cases: tuple[Case, ...], spec_text: str, req: CompareRequest,
-                       threshold: int, progress: Optional[Callable] = None, label: Optional[str] = None,
-                       shared: Optional[SharedLimits] = None) -> MethodResult:
+@dataclass(frozen=True)
+class Bench:
+    """What every method of one comparison is judged with: the workspace, the sample (and its
+    pairs as cases), the relevance threshold and the call limits the methods share."""
+
+    store: Store
+    sample: Sample
+    cases: tuple[Case, ...]
+    threshold: int
+    shared: SharedLimits = field(default_factory=SharedLimits, compare=False)
+
+
+async def judge_method(bench: Bench, spec_text: str, req: CompareRequest, progress: Optional[Callable] = None,
+                       label: Optional[str] = None) -> MethodResult:
     """Judge the sample with one method (resumably) and score it."""
     from qrelkit.llm.prices import resolve_prices
 
-    job = _job(spec_text, req, cases)
+    store, sample, threshold = bench.store, bench.sample, bench.threshold
+    job = _job(spec_text, req, bench.cases)
     spec = job.spec(store)
-    summary, new_calls, latency = await run_method(store, job, progress, shared)
+    summary, new_calls, latency = await run_method(store, job, progress, bench.shared)
     if new_calls:
         store.record_comparison_run(sample.name, summary.method, summary.model, time.time() - summary.seconds,
                                     RunCost(summary.seconds, summary.new, new_calls, latency, req.concurrency))
@@ -210,21 +222,18 @@ async def acompare(store: Store, req: CompareRequest, reference: Mapping[Pair, i
     sample = ensure_sample(store, req.name, reference, req.draw, req.sample_file, req.explicit_draw)
     threshold = reference_threshold(req, reference)
     check_learnable(store, sample, [m for m, s in zip(req.methods, specs) if learns(s)], threshold)
-    cases = sample_cases(store, sample)
-    shared, each = SharedLimits(), Combined(progress("methods") if progress else None)
-    results = await judge_all([judge_method(store, sample, cases, text, req, threshold, each(text), shared=shared)
-                               for text in req.methods])
-    curves = (await budget_curves(store, sample, cases, specs, results, req, threshold, progress, shared)
-              if req.curve else ())
+    bench = Bench(store, sample, sample_cases(store, sample), threshold)
+    each = Combined(progress("methods") if progress else None)
+    results = await judge_all([judge_method(bench, text, req, each(text)) for text in req.methods])
+    curves = await budget_curves(bench, specs, results, req, progress) if req.curve else ()
     gold = sample.gold
     return Comparison(req.name, req.model, threshold, sample.draw, len(sample),
                       sum(1 for g in gold.values() if g >= threshold), tuple(results), tuple(curves),
                       time.perf_counter() - t0)
 
 
-async def budget_curves(store: Store, sample: Sample, cases: tuple[Case, ...], specs: list, results: list,
-                        req: CompareRequest, threshold: int, progress: Optional[Callable] = None,
-                        shared: Optional[SharedLimits] = None) -> list[Curve]:
+async def budget_curves(bench: Bench, specs: list, results: list, req: CompareRequest,
+                        progress: Optional[Callable] = None) -> list[Curve]:
     """Each confidence method at every budget, and the smallest budget at which its balanced
     accuracy (on decided cases) reaches the best agreement method's (LARA vs DREAM)."""
     agreement = [r for r in results if r.role == AGREEMENT and r.scores.balanced_accuracy is not None]
@@ -238,9 +247,8 @@ async def budget_curves(store: Store, sample: Sample, cases: tuple[Case, ...], s
         if base in seen:
             continue
         seen.add(base)
-        points = await judge_all([judge_method(store, sample, cases, at_budget(spec, b).canonical, req, threshold,
-                                               each(f"{text} @ {b}"), label=f"{text} @ {b}", shared=shared)
-                                  for b in req.budgets])
+        points = await judge_all([judge_method(bench, at_budget(spec, b).canonical, req, each(f"{text} @ {b}"),
+                                               label=f"{text} @ {b}") for b in req.budgets])
         match = None
         if best is not None:
             match = next((p.budget for p in points if p.scores.balanced_accuracy is not None
