@@ -13,6 +13,7 @@ how often the same call reached the server. :func:`serve` starts one from a test
 How a real server misbehaves, on request: ``--api-key K`` answers 401 to any other key (as vLLM's
 ``--api-key`` does), ``--strict-model`` answers 404 to a model other than ``fake`` (as vLLM and
 OpenAI do), ``--die-after N`` ends the process after N chat completions (a server that dies mid-run).
+``GET /stats`` says how many chat completions it was answering at most at once (``in_flight_max``).
 """
 
 from __future__ import annotations
@@ -61,12 +62,17 @@ def create_app(answer: Answer, delay: float, log: str | None, api_key: str | Non
                die_after: int = 0) -> FastAPI:
     app = FastAPI()
     answered = [0]
+    flight = {"now": 0, "max": 0}  # chat completions being answered at once (a test reads the maximum)
 
     @app.middleware("http")
     async def key_check(req: Request, call_next):  # type: ignore[no-untyped-def]
         if api_key is not None and req.headers.get("authorization") != f"Bearer {api_key}":
             return _error(401, "Incorrect API key provided.")
         return await call_next(req)
+
+    @app.get("/stats")
+    async def stats() -> dict:
+        return {"in_flight_max": flight["max"]}
 
     @app.get("/v1/models")
     async def models() -> dict:
@@ -84,7 +90,12 @@ def create_app(answer: Answer, delay: float, log: str | None, api_key: str | Non
         if log:
             with open(log, "a") as f:
                 f.write(line + "\n")
-        await asyncio.sleep(delay)
+        flight["now"] += 1
+        flight["max"] = max(flight["max"], flight["now"])
+        try:
+            await asyncio.sleep(delay)
+        finally:
+            flight["now"] -= 1
         return completion(body.get("model", "fake"), text)
 
     return app

@@ -67,6 +67,12 @@ def compare_cmd(
     generation: Optional[Path] = typer.Option(None, "--generation", help="bridge: generation correctness "
                                               "(qrelkit rag grade's file) for RAGAlign@10; default: the "
                                               "workspace's graded answers."),
+    repeat: int = typer.Option(1, "--repeat", min=1, help="rcl: executions of the LLM rows (seed e each), "
+                               "reported as mean and standard deviation."),
+    topics: Optional[int] = typer.Option(None, "--topics", min=1, help="rcl: judge a seeded subset of N topics "
+                                         "(default: every topic of the reference)."),
+    per_topic: Optional[int] = typer.Option(None, "--per-topic", min=1, help="rcl: judge a seeded sample of N "
+                                            "pairs of each topic's LLM share (default: all of it)."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as a self-contained HTML page."),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -76,7 +82,11 @@ def compare_cmd(
 
     pre = P.preset(preset) if preset else None
     if pre is not None and pre.name == "rcl":
-        return _rcl(pre, runs, reference, as_json)
+        from qrelkit.compare.hybrid import HybridRequest
+
+        req = HybridRequest((), model=model, name=name, repeat=repeat, topics=topics, per_topic=per_topic,
+                            seed=seed or 0, concurrency=concurrency, max_attempts=max_attempts)
+        return _rcl(pre, workspace, runs, reference, req, P.parse_adjust(adjust), threshold, html, as_json)
     if pre is not None and pre.name == "bridge":
         from qrelkit.cli.bridge import bridge
 
@@ -148,11 +158,16 @@ def _persistence(workspace: Path, out: dict, method: str, model: str) -> list[di
         return persistence_rows(store, out, method)
 
 
-def _rcl(pre, runs, reference, as_json: bool) -> None:
+def _rcl(pre, workspace, runs, reference, req, adj, threshold: str, html, as_json: bool) -> None:
+    """The people-only baselines; with a workspace (topics and documents), the LLM rows on the hybrid pool."""
+    import dataclasses
+    import time
+
     from qrelkit.cli._app import require_runs
     from qrelkit.compare.rcl import people_only
     from qrelkit.data import load_qrels
     from qrelkit.errors import UsageError
+    from qrelkit.relevance import parse_threshold, resolve_threshold
 
     if reference is None:
         raise UsageError("--preset rcl needs --reference QRELS (the full qrels) and --runs PATH ...")
@@ -161,7 +176,27 @@ def _rcl(pre, runs, reference, as_json: bool) -> None:
     base = {a: people_only(run_list, qrels, allocation=a) for a in ("depth", "stratified")}
     out = {"preset": None, "runs": len(run_list), "rcl_baseline": {a: b.mcc for a, b in base.items()},
            "baselines": [b.to_dict() for b in base.values()]}
-    _emit_preset(pre, out, as_json)
+    if workspace is not None:
+        from qrelkit.compare.presets import resolve
+
+        thr = resolve_threshold(parse_threshold(threshold), qrels, str(reference)).value
+        rows = tuple((r.row, resolve(r.method, None, adj), r.get("allocation")) for r in pre.rows if r.method)
+        t0 = time.perf_counter()
+        measured = _hybrid(workspace, run_list, qrels, dataclasses.replace(req, rows=rows), thr)
+        out["rcl"] = {"model": req.model, "repeat": req.repeat, "topics": req.topics, "per_topic": req.per_topic,
+                      "seed": req.seed, "threshold": thr, "seconds": round(time.perf_counter() - t0, 1)}
+        out["rcl_rows"] = [m.to_dict() for m in measured]
+    _emit_preset(pre, out, as_json, html)
+
+
+def _hybrid(workspace, runs, qrels, req, threshold: int) -> list:
+    import asyncio
+
+    from qrelkit.compare.hybrid import ameasure
+    from qrelkit.store import Store
+
+    with Store.open(workspace) as store, judging_progress() as update:
+        return asyncio.run(ameasure(store, runs, qrels, req, threshold, update))
 
 
 def _shelf_life(pre, runs, reference, assessors, combination, as_json: bool) -> None:
@@ -223,19 +258,39 @@ def _preset_rows(pre, rows) -> dict:
     return {"name": pre.name, "title": pre.title, "paper": pre.paper, "rows": [r.to_dict() for r in rows]}
 
 
-def _emit_preset(pre, out: dict, as_json: bool) -> None:
+def _emit_preset(pre, out: dict, as_json: bool, html: Optional[Path] = None) -> None:
     """A measuring preset's output: ``out`` with its rows beside the published ones."""
     from qrelkit.compare.side_by_side import side_by_side
 
     out["preset"] = _preset_rows(pre, side_by_side(pre, out))
+    if html is not None:
+        from qrelkit.compare.page import write_page
+
+        write_page(out, html)
+        out["html"] = str(html)
     if as_json:
         print_json(out)
         return
     _print_preset(out["preset"])
 
 
+def _print_rcl(out: dict) -> None:
+    h = out["rcl"]
+    console.print(f"rcl: model {h['model']}, {h['repeat']} execution(s), topics {h['topics'] or 'all'}, pairs per "
+                  f"topic {h['per_topic'] or 'all'}, {h['seconds']} s", soft_wrap=True, highlight=False, markup=False)
+    _table("The LLM rows on the hybrid pool (mean ± std over executions)",
+           ["allocation", "row", "F1", "MCC", "LLM cases", "people", "undecided", "calls/case", "new calls"],
+           [[r["allocation"], r["row"], _pm(r["f1"], r["f1_std"]), _pm(r["mcc"], r["mcc_std"]), str(r["cases"]),
+             str(r["people"]), str(r["undecided"]), _num(r["calls_per_case"], 2), str(r["new_calls"])]
+            for r in out["rcl_rows"]])
+
+
+def _pm(v: Optional[float], std: Optional[float]) -> str:
+    return _sig(v) if std is None else f"{_sig(v)} ± {_sig(std)}"
+
+
 def _print_preset(pre: dict) -> None:
     _table(f"{pre['title']} ({pre['paper']})",
            ["table", "row", "figure", "published", "measured", "spec", "source"],
-           [[r["table"], r["row"], r["figure"], _sig(r["published"]), _sig(r["measured"]),
+           [[r["table"], r["row"], r["figure"], _sig(r["published"]), _pm(r["measured"], r.get("measured_std")),
              r["method"] or "-", r["source"]] for r in pre["rows"]])

@@ -38,11 +38,11 @@ class Baseline:
         return asdict(self)
 
 
-def _decisions(prepared: Any, labels: Mapping[Pair, int], topics: Sequence[str], measure: str):
+def decisions(prepared: Any, labels: Mapping[Pair, int], topics: Sequence[str], measure: str, threshold: int = 2):
     from qrelkit.evaluate.significance import pairwise_significance
     from qrelkit.evaluate.systems import evaluate_runs
 
-    ts = evaluate_runs(prepared, labels, [measure], topics=topics, label="qrels")
+    ts = evaluate_runs(prepared, labels, [measure], threshold=threshold, topics=topics, label="qrels")
     return pairwise_significance(ts.of(measure), ts.systems, test="wilcoxon", correction="bh", measure=measure)
 
 
@@ -56,7 +56,7 @@ def people_only(runs: Sequence[Any], qrels: Mapping[Pair, int], allocation: str 
 
     topics = sorted({q for q, _ in qrels})
     prepared = prepare_runs(runs)
-    full = _decisions(prepared, qrels, topics, measure)
+    full = decisions(prepared, qrels, topics, measure)
     seeds = [None] if allocation == "depth" else list(range(repeat))
     mccs, sizes = [], []
     for seed in seeds:
@@ -68,7 +68,7 @@ def people_only(runs: Sequence[Any], qrels: Mapping[Pair, int], allocation: str 
             pool = build_pool(runs, depth=depth, qrels=qrels, topics=topics, people=people, reference=qrels)
             keys = [(c.qid, c.docid) for c in pool.cases if c.share == "people"]
         labels = {k: qrels[k] for k in keys if k in qrels}
-        mccs.append(decision_agreement(full, _decisions(prepared, labels, topics, measure)).matthews)
+        mccs.append(decision_agreement(full, decisions(prepared, labels, topics, measure)).matthews)
         sizes.append(len(labels))
     return Baseline(allocation, statistics.fmean(mccs), statistics.stdev(mccs) if len(mccs) > 1 else None,
                     round(statistics.fmean(sizes)), len(seeds), int((full.decisions != 0).sum()),

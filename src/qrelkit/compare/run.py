@@ -3,11 +3,18 @@
 Every method goes through the one judging pipeline (:func:`qrelkit.judging.arun_job`) with
 the sample as its cases, so the LLM cache, resuming and retries are the pipeline's: a
 second call judges only what is missing, and a method added later judges the same pairs
-and pays only for the calls no method made before. Methods run one after another, each
-with ``concurrency`` cases in flight (one method at a time keeps each run's latency its own).
+and pays only for the calls no method made before.
+
+The methods run at once, in one event loop (:func:`judge_all`): each has its own client, so
+each counts its own calls, tokens and latency, but the clients share one set of call slots
+(at most ``concurrency`` calls in flight for the whole comparison) and their in-flight
+requests (a prompt two methods ask at the same moment is sent once:
+:class:`qrelkit.llm.client.SharedLimits`), and one cache. A method's latency figures are
+then its own calls' and its own wall time while the others ran beside it.
 """
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +24,7 @@ from qrelkit.compare.cost import Cost, cost_of
 from qrelkit.compare.methods import AGREEMENT, BUDGETS, CONFIDENCE, at_budget, budget_of, learns, parse, role
 from qrelkit.compare.sample import Draw, Sample, check_learnable, ensure_sample
 from qrelkit.compare.scores import Scores, score
+from qrelkit.llm.client import SharedLimits
 from qrelkit.store.comparisons import RunCost
 from qrelkit.types import Case
 
@@ -107,20 +115,29 @@ def sample_cases(store: Store, sample: Sample) -> tuple[Case, ...]:
     return tuple(pooled.get((q, d), Case(q, d, "llm", 0, (), True)) for q, d, _ in sample.pairs)
 
 
-async def judge_method(store: Store, sample: Sample, cases: tuple[Case, ...], spec_text: str, req: CompareRequest,
-                       threshold: int, progress: Optional[Callable] = None, label: Optional[str] = None) -> MethodResult:
+@dataclass(frozen=True)
+class Bench:
+    """What every method of one comparison is judged with: the workspace, the sample (and its
+    pairs as cases), the relevance threshold and the call limits the methods share."""
+
+    store: Store
+    sample: Sample
+    cases: tuple[Case, ...]
+    threshold: int
+    shared: SharedLimits = field(default_factory=SharedLimits, compare=False)
+
+
+async def judge_method(bench: Bench, spec_text: str, req: CompareRequest, progress: Optional[Callable] = None,
+                       label: Optional[str] = None) -> MethodResult:
     """Judge the sample with one method (resumably) and score it."""
-    from qrelkit.judging import JudgingJob, arun_job
     from qrelkit.llm.prices import resolve_prices
 
-    job = JudgingJob(method=spec_text, model=req.model, task=req.task, share="judged", concurrency=req.concurrency,
-                     threshold=req.threshold, max_attempts=req.max_attempts, prices=req.prices, cases=cases)
+    store, sample, threshold = bench.store, bench.sample, bench.threshold
+    job = _job(spec_text, req, bench.cases)
     spec = job.spec(store)
-    started = time.time()
-    summary = await arun_job(store, job, progress)
-    new_calls, latency = store.new_call_latency(summary.model, started)
+    summary, new_calls, latency = await run_method(store, job, progress, bench.shared)
     if new_calls:
-        store.record_comparison_run(sample.name, summary.method, summary.model, started,
+        store.record_comparison_run(sample.name, summary.method, summary.model, time.time() - summary.seconds,
                                     RunCost(summary.seconds, summary.new, new_calls, latency, req.concurrency))
     gold = sample.gold
     js = [j for j in store.judgments(method=summary.method, model=summary.model) if (j.qid, j.docid) in gold]
@@ -134,6 +151,61 @@ async def judge_method(store: Store, sample: Sample, cases: tuple[Case, ...], sp
         cost=cost_of(js, prices, run), new_calls=new_calls, calibration=dict(summary.calibration or {}),
         narrative_calls=summary.narrative_calls,
     )
+
+
+def _job(spec_text: str, req: CompareRequest, cases: tuple[Case, ...], share: str = "judged"):
+    from qrelkit.judging import JudgingJob
+
+    return JudgingJob(method=spec_text, model=req.model, task=req.task, share=share, concurrency=req.concurrency,
+                      threshold=req.threshold, max_attempts=req.max_attempts, prices=req.prices, cases=cases)
+
+
+async def run_method(store: Store, job, progress: Optional[Callable] = None, shared: Optional[SharedLimits] = None,
+                     cache: Optional[Store] = None):
+    """One method's judging run with its own client (limits ``shared`` with the loop's other
+    methods, answers cached in ``cache``, by default ``store``): (summary, calls that reached
+    the model, their summed latency)."""
+    from qrelkit.judging import arun_job
+
+    job.spec(store)  # a bad spec fails before a client is made
+    client = job.client(cache or store, shared=shared)
+    try:
+        summary = await arun_job(store, job, progress, client=client)
+    finally:
+        await client.aclose()
+    u = client.usage
+    return summary, u.calls - u.cache_hits - u.errors, u.latency
+
+
+async def judge_all(jobs: list) -> list:
+    """Await every coroutine of ``jobs`` at once, in order; the first failure cancels the rest."""
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(j) for j in jobs]
+    return [t.result() for t in tasks]
+
+
+class Combined:
+    """One progress line for methods judged at once: their cases done and to do, summed."""
+
+    def __init__(self, update: Optional[Callable]):
+        self.update, self.last = update, {}
+
+    def __call__(self, name: str) -> Optional[Callable]:
+        if self.update is None:
+            return None
+
+        def cb(p) -> None:
+            from qrelkit.judging.summary import ProgressUpdate
+
+            self.last[name] = p
+            ps = list(self.last.values())
+            usage = ps[0].usage
+            for x in ps[1:]:
+                usage = usage + x.usage
+            stage = p.stage
+            self.update(ProgressUpdate(sum(x.done for x in ps), sum(x.total for x in ps), usage,
+                                       sum(x.escalations for x in ps), sum(x.errors for x in ps), stage=stage))
+        return cb
 
 
 def reference_threshold(req: CompareRequest, reference: Mapping[Pair, int]) -> int:
@@ -152,25 +224,24 @@ async def acompare(store: Store, req: CompareRequest, reference: Mapping[Pair, i
     sample = ensure_sample(store, req.name, reference, req.draw, req.sample_file, req.explicit_draw)
     threshold = reference_threshold(req, reference)
     check_learnable(store, sample, [m for m, s in zip(req.methods, specs) if learns(s)], threshold)
-    cases = sample_cases(store, sample)
-    results = []
-    for text in req.methods:
-        results.append(await judge_method(store, sample, cases, text, req, threshold,
-                                          progress(text) if progress else None))
-    curves = await budget_curves(store, sample, cases, specs, results, req, threshold, progress) if req.curve else ()
+    bench = Bench(store, sample, sample_cases(store, sample), threshold)
+    each = Combined(progress("methods") if progress else None)
+    results = await judge_all([judge_method(bench, text, req, each(text)) for text in req.methods])
+    curves = await budget_curves(bench, specs, results, req, progress) if req.curve else ()
     gold = sample.gold
     return Comparison(req.name, req.model, threshold, sample.draw, len(sample),
                       sum(1 for g in gold.values() if g >= threshold), tuple(results), tuple(curves),
                       time.perf_counter() - t0)
 
 
-async def budget_curves(store: Store, sample: Sample, cases: tuple[Case, ...], specs: list, results: list,
-                        req: CompareRequest, threshold: int, progress: Optional[Callable] = None) -> list[Curve]:
+async def budget_curves(bench: Bench, specs: list, results: list, req: CompareRequest,
+                        progress: Optional[Callable] = None) -> list[Curve]:
     """Each confidence method at every budget, and the smallest budget at which its balanced
     accuracy (on decided cases) reaches the best agreement method's (LARA vs DREAM)."""
     agreement = [r for r in results if r.role == AGREEMENT and r.scores.balanced_accuracy is not None]
     best = max(agreement, key=lambda r: r.scores.balanced_accuracy, default=None)
     curves, seen = [], set()
+    each = Combined(progress("budget curves") if progress else None)
     for text, spec in zip(req.methods, specs):
         if role(spec) != CONFIDENCE:
             continue
@@ -178,11 +249,8 @@ async def budget_curves(store: Store, sample: Sample, cases: tuple[Case, ...], s
         if base in seen:
             continue
         seen.add(base)
-        points = []
-        for b in req.budgets:
-            s = at_budget(spec, b)
-            points.append(await judge_method(store, sample, cases, s.canonical, req, threshold,
-                                             progress(f"{text} @ {b}") if progress else None, label=f"{text} @ {b}"))
+        points = await judge_all([judge_method(bench, at_budget(spec, b).canonical, req, each(f"{text} @ {b}"),
+                                               label=f"{text} @ {b}") for b in req.budgets])
         match = None
         if best is not None:
             match = next((p.budget for p in points if p.scores.balanced_accuracy is not None

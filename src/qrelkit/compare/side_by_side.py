@@ -22,6 +22,7 @@ class SideRow:
     published: Optional[float]
     measured: Optional[float]
     source: str
+    measured_std: Optional[float] = None  # over a preset's executions (rcl --repeat)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -51,7 +52,8 @@ def side_by_side(p: Preset, comparison: dict, model2: Optional[str] = None,
         keys = [k for k in FIELDS[p.field] if k in published]
         for k in keys:
             m = measured.get(k) if measured else None
-            out.append(SideRow(r.table, r.row, spec, k, published[k], m, r.source))
+            std = measured.get(f"{k}_std") if measured else None
+            out.append(SideRow(r.table, r.row, spec, k, published[k], m, r.source, std))
     return out
 
 
@@ -68,8 +70,9 @@ def _measured_row(p: Preset, r: Any, spec: Optional[str], results: list[dict], c
     if p.field == "shelf":
         return comparison.get("shelf_life", {}).get(r.get("measured_as"))
     if p.field == "rcl":
-        if spec:
-            return None  # the LLM rows: see docs/compare.md (benchmarks/hybrid_paper.py measures them)
+        if spec:  # an LLM row, measured on the hybrid pool (qrelkit.compare.hybrid)
+            return next((x for x in comparison.get("rcl_rows", []) if x["row"] == r.row
+                         and x["allocation"] == r.get("allocation")), None)
         base = comparison.get("rcl_baseline", {})
         return {"mcc": base.get(r.get("allocation"))} if r.get("allocation") in base else None
     return _find(results, spec)

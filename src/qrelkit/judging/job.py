@@ -88,8 +88,9 @@ class JudgingJob:
     def engine_spec(self) -> EngineSpec:
         return parse_engine(self.engine)
 
-    def client(self, store: Optional["Store"], engine: Optional[EngineSpec] = None) -> "Client":
-        """The model client, caching in ``store``, its model served by the job's engine."""
+    def client(self, store: Optional["Store"], engine: Optional[EngineSpec] = None, shared: Any = None) -> "Client":
+        """The model client, caching in ``store``, its model served by the job's engine; ``shared``:
+        :class:`qrelkit.llm.client.SharedLimits` it shares with other clients of the loop."""
         from qrelkit.engines import make_backend
         from qrelkit.llm import make_client
 
@@ -99,13 +100,19 @@ class JudgingJob:
             opts["prices"] = {m: {"input": i, "output": o} for m, i, o in self.prices}
         if self.max_attempts is not None:
             opts["max_attempts"] = self.max_attempts
+        if shared is not None:
+            opts["shared"] = shared
         backend = make_backend(engine or self.engine_spec(), self.model, self.concurrency)
         return make_client(self.model, store=store, backend=backend, **opts)
 
 
 async def arun_job(store: "Store", job: JudgingJob,
-                   progress: Optional[Callable[["ProgressUpdate"], None]] = None) -> "JudgeSummary":
-    """Judge ``store``'s selected cases as ``job`` says; returns the runner's JudgeSummary."""
+                   progress: Optional[Callable[["ProgressUpdate"], None]] = None,
+                   client: Optional["Client"] = None) -> "JudgeSummary":
+    """Judge ``store``'s selected cases as ``job`` says; returns the runner's JudgeSummary.
+
+    ``client``: one the caller made with :meth:`JudgingJob.client` and closes itself (a
+    comparison reads each method's own usage from it); by default the job makes and closes one."""
     from qrelkit.judging.runner import RunOptions, arun_judging
 
     spec = job.spec(store)  # a bad spec fails before a model is loaded
@@ -114,11 +121,13 @@ async def arun_job(store: "Store", job: JudgingJob,
     options = RunOptions(task=job.task, share=job.share, limit=job.limit, concurrency=job.concurrency,
                          budget=budget, threshold=job.threshold, oracle=job.oracle, command=job.command,
                          cases=job.cases)
-    client = job.client(store, engine)
-    try:
+    if client is not None:
         return await arun_judging(store, spec, client, options, progress)
+    own = job.client(store, engine)
+    try:
+        return await arun_judging(store, spec, own, options, progress)
     finally:
-        await client.aclose()
+        await own.aclose()
 
 
 def run_job(store: "Store", job: JudgingJob,

@@ -131,6 +131,17 @@ def _score_from_dict(d: dict, model: str) -> ScoreResult:
     )
 
 
+class SharedLimits:
+    """Call slots and in-flight requests shared by the clients of one event loop (a comparison's
+    methods, each with its own client so that each counts its own usage): together they keep
+    at most one client's ``concurrency`` calls in flight, and a request one client is already
+    making is answered to the others as a cache hit instead of being sent twice."""
+
+    def __init__(self) -> None:
+        self.slots: Optional[asyncio.Semaphore] = None  # made by the first client, at its concurrency
+        self.inflight: dict[str, asyncio.Future] = {}
+
+
 @dataclass(frozen=True)
 class ClientSettings:
     """A client's limits, retries, prices and cache use (the keywords of :class:`Client`)."""
@@ -146,6 +157,7 @@ class ClientSettings:
     backoff_max: float = 30.0
     seed: Optional[int] = None
     fail_fast: bool = False
+    shared: Optional[SharedLimits] = None
 
 
 class Client:
@@ -174,7 +186,10 @@ class Client:
         # says so; waiting for it then happens here, outside the per-call timeout.
         limit = getattr(backend, "max_concurrency", None)
         self.concurrency = min(concurrency, limit) if limit else concurrency
-        self._sem = asyncio.Semaphore(self.concurrency)
+        self._shared = s.shared
+        if s.shared is not None and s.shared.slots is None:
+            s.shared.slots = asyncio.Semaphore(self.concurrency)
+        self._sem = s.shared.slots if s.shared is not None else asyncio.Semaphore(self.concurrency)
         self._loop: Any = None
         self.max_attempts = max_attempts
         self.timeout = timeout
@@ -186,7 +201,7 @@ class Client:
         self._rpm = TokenBucket(rpm) if rpm else None
         self._tpm = TokenBucket(tpm) if tpm else None
         self.prices: Prices = resolve_prices(backend.model_id, prices)
-        self._inflight: dict[str, asyncio.Future] = {}
+        self._inflight: dict[str, asyncio.Future] = s.shared.inflight if s.shared is not None else {}
         self._usage = Usage()  # running totals of every call this client answered
         # A judging job's client checks the server before its first call and gives up on a dead
         # one (qrelkit.llm.availability); other users get failed results, as always.
@@ -233,7 +248,7 @@ class Client:
         # loops in turn (asyncio.run per command) with one client.
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
-            if self._loop is not None:
+            if self._loop is not None and self._shared is None:  # shared limits live in one loop
                 self._sem = asyncio.Semaphore(self.concurrency)
                 self._rpm = TokenBucket(self._rpm_limit) if self._rpm_limit else None
                 self._tpm = TokenBucket(self._tpm_limit) if self._tpm_limit else None
