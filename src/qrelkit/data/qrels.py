@@ -49,7 +49,9 @@ def _parse(path: PathLike, lineno: int, line: str) -> Qrel:
     return Qrel(qid, docid, int(grade))
 
 
-def _iter_with_lines(path: PathLike, allow_empty: bool) -> Iterator[tuple[int, Qrel]]:
+def iter_with_lines(path: PathLike, allow_empty: bool = False) -> Iterator[tuple[int, Qrel]]:
+    """``(line, label)`` of every line, each checked alone (columns, grade), in file order; repeats
+    are the caller's (:func:`load_qrels` keeps them in memory, `init` in a scratch table)."""
     n = 0
     if irds.is_irds(path):
         for n, (qid, docid, grade) in enumerate(irds.iter_qrel_fields(str(path)), start=1):
@@ -72,11 +74,11 @@ def read_qrels(path: PathLike, allow_conflicts: bool = False, allow_empty: bool 
     :class:`InputError` unless ``allow_empty``.
     """
     if allow_conflicts:
-        for _, qrel in _iter_with_lines(path, allow_empty):
+        for _, qrel in iter_with_lines(path, allow_empty):
             yield qrel
         return
     seen: dict[Pair, tuple[int, int]] = {}
-    for lineno, qrel in _iter_with_lines(path, allow_empty):
+    for lineno, qrel in iter_with_lines(path, allow_empty):
         pair = (qrel.qid, qrel.docid)
         before = seen.get(pair)
         if before is None:
@@ -134,7 +136,7 @@ def load_qrels(path: PathLike, allow_empty: bool = False) -> QrelsFile:
     pairs: dict[Pair, int] = {}
     lines: dict[Pair, int] = {}
     duplicates = 0
-    for lineno, qrel in _iter_with_lines(path, allow_empty):
+    for lineno, qrel in iter_with_lines(path, allow_empty):
         pair = (qrel.qid, qrel.docid)
         if pair in pairs:
             if pairs[pair] != qrel.grade:
