@@ -20,6 +20,7 @@ documents loaded at >= 100k/s. The machine is shared: compare the ratios of
 one run, not figures across runs.
 
 Run: python benchmarks/scale.py [--sizes 1e4,1e5,1e6] [--keep DIR]
+     python benchmarks/scale.py --sizes 1e4,1e6 --keep DIR --stages report   (again, on the kept run)
      python benchmarks/scale.py --engine ray    (the Ray engine, 1 vs 2 actors: benchmarks/ray_speedup.py)
 The default (10^4 and 10^5 pairs) takes a few minutes; 10^6 took 45 minutes on the
 shared 2-core machine (most of it judge, evaluate and report).
@@ -163,13 +164,25 @@ def stage_commands(data: Path, ws: Path) -> dict[str, list[str]]:
     }
 
 
-def run_size(pairs: int, min_corpus: int, seed: int, root: Path) -> dict:
+def run_size(pairs: int, min_corpus: int, seed: int, root: Path, stages: tuple[str, ...] = STAGES) -> dict:
+    """Every stage of one size; with ``stages`` a subset, on the data and workspace an earlier
+    ``--keep`` run left in ``root`` (a stage re-measured after a change, without the hour of 10^6)."""
     data = root / f"data-{pairs}"
-    counts = make_collection(data, pairs, min_corpus, seed)
     ws = root / f"ws-{pairs}"
+    if stages == STAGES:
+        shutil.rmtree(ws, ignore_errors=True)
+        shutil.rmtree(str(ws) + "-docs", ignore_errors=True)
+        counts = make_collection(data, pairs, min_corpus, seed)
+        (data / "counts.json").write_text(json.dumps(counts))
+    elif (data / "counts.json").is_file() and ws.is_dir():
+        counts = json.loads((data / "counts.json").read_text())
+    else:
+        raise SystemExit(f"--stages needs the data and workspace of an earlier full run: --keep {root}")
     results = {}
     load = [os.getloadavg()[0]]  # the machine is shared: the load goes with the figures
     for name, cmd in stage_commands(data, ws).items():
+        if name not in stages:
+            continue
         results[name] = measure(cmd)
         print(f"  {pairs:>9,} pairs  {name:<8} {results[name][0]:8.2f} s {results[name][1]:7.0f} MB",
               file=sys.stderr, flush=True)
@@ -177,10 +190,10 @@ def run_size(pairs: int, min_corpus: int, seed: int, root: Path) -> dict:
     return {"counts": counts, "stages": results, "load": load}
 
 
-def print_tables(sizes: list[int], out: dict[int, dict]) -> None:
+def print_tables(sizes: list[int], out: dict[int, dict], stages: tuple[str, ...] = STAGES) -> None:
     head = "".join(f"{out[s]['counts']['pooled']:>14,}" for s in sizes)
     print(f"\nseconds per 1,000 pooled pairs (docs: per 1,000 documents)\n{'stage':<10}{head}{'last/first':>12}")
-    for stage in STAGES:
+    for stage in stages:
         per = []
         for s in sizes:
             c = out[s]["counts"]
@@ -189,11 +202,12 @@ def print_tables(sizes: list[int], out: dict[int, dict]) -> None:
         ratio = per[-1] / per[0] if per[0] else float("nan")
         print(f"{stage:<10}" + "".join(f"{p:14.3f}" for p in per) + f"{ratio:12.2f}")
     print(f"\npeak RSS (MB)\n{'stage':<10}{head}{'last/first':>12}")
-    for stage in STAGES:
+    for stage in stages:
         mb = [out[s]["stages"][stage][1] for s in sizes]
         print(f"{stage:<10}" + "".join(f"{m:14.0f}" for m in mb) + f"{mb[-1] / mb[0]:12.2f}")
-    print("\ndocuments loaded per second (docs stage): " + ", ".join(
-        f"{out[s]['counts']['docs'] / out[s]['stages']['docs'][0]:,.0f}" for s in sizes))
+    if "docs" in stages:
+        print("\ndocuments loaded per second (docs stage): " + ", ".join(
+            f"{out[s]['counts']['docs'] / out[s]['stages']['docs'][0]:,.0f}" for s in sizes))
     print("machine load (1-minute average, before and after each size): " + ", ".join(
         f"{out[s]['load'][0]:.1f}/{out[s]['load'][1]:.1f}" for s in sizes))
     print("corpus: " + ", ".join(f"{out[s]['counts']['docs']:,} docs / {out[s]['counts']['topics']:,} topics"
@@ -214,8 +228,13 @@ def main() -> None:
                     help="documents in the corpus at least (default: 10^6 when 10^6 pairs are asked, else 10x pairs)")
     ap.add_argument("--seed", type=int, default=19)
     ap.add_argument("--keep", type=Path, default=None, help="keep data and workspaces in this folder")
+    ap.add_argument("--stages", default=",".join(STAGES),
+                    help="only these stages, on what an earlier --keep run left there (e.g. report,evaluate)")
     args = ap.parse_args()
     sizes = sorted(int(float(x)) for x in args.sizes.split(","))
+    stages = tuple(s for s in STAGES if s in args.stages.split(","))
+    if stages != STAGES and args.keep is None:
+        raise SystemExit("--stages re-measures a kept run: pass --keep DIR of an earlier full run")
     os.environ["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")
     root = args.keep or Path(tempfile.mkdtemp(prefix="qrelkit-scale-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -223,11 +242,11 @@ def main() -> None:
     try:
         for s in sizes:
             corpus = int(args.min_corpus) if args.min_corpus else (10**6 if s >= 10**6 else 10 * s)
-            out[s] = run_size(s, corpus, args.seed, root)
+            out[s] = run_size(s, corpus, args.seed, root, stages)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
-    print_tables(sizes, out)
+    print_tables(sizes, out, stages)
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ def load_collection(
     s = settings if settings is not None else LoadSettings(**given)
     on_docs, force, allow_empty = s.on_docs, s.force, s.allow_empty
     run_names, on_warning = s.run_names, s.on_warning
-    from qrelkit.data import expand_paths, load_qrels, unique_topics
+    from qrelkit.data import expand_paths, unique_topics
 
     run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []
     inputs = {"topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None, "runs": run_paths}
@@ -93,19 +93,22 @@ def load_collection(
 
     topic_reader = unique_topics(str(topics))
     topic_list = list(topic_reader)
-    qrels_file = load_qrels(str(qrels), allow_empty=allow_empty) if qrels else None
-    qrels_list = list(qrels_file.qrels()) if qrels_file else []
-    names = _run_names(run_paths, allow_empty, run_names, on_warning)
+    try:
+        n_qrels, qrel_repeats = _stage_qrels(store, str(qrels), allow_empty) if qrels else (0, 0)
+        names = _run_names(run_paths, allow_empty, run_names, on_warning)
+    except BaseException:
+        store.drop_staged_qrels()
+        raise
     store.begin_load()  # cleared by finish_load: a load killed in between is shown and refused
     store.upsert_topics(topic_list)
 
     n_docs, doc_repeats = _load_docs(store, str(docs), on_docs)
-    store.upsert_qrels(qrels_list)
+    if qrels:
+        store.commit_staged_qrels()
     for name, path in zip(names, run_paths):
         store.upsert_run(name, path)
-    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": len(qrels_list), "runs": len(names),
-              "duplicates": {"topics": topic_reader.duplicates, "docs": doc_repeats,
-                             "qrels": qrels_file.duplicates if qrels_file else 0}}
+    counts = {"topics": len(topic_list), "docs": n_docs, "qrels": n_qrels, "runs": len(names),
+              "duplicates": {"topics": topic_reader.duplicates, "docs": doc_repeats, "qrels": qrel_repeats}}
     store.finish_load({"inputs": inputs, "fingerprint": fp, "counts": counts})
     return {**counts, "reloaded": True}
 
@@ -170,6 +173,19 @@ def _load_docs(store: Store, path: str, on_docs: Optional[Callable[[int], None]]
     return store.insert_docs_once(counted(docs_with_lines(path)), conflict)
 
 
+def _stage_qrels(store: Store, path: str, allow_empty: bool) -> tuple[int, int]:
+    """The qrels checked in one streaming pass into the store's scratch table, before anything
+    is written (:meth:`Store.stage_qrels`); returns (pairs, identical repeats). A bad line or two
+    grades for one pair is an InputError naming the line, as :func:`qrelkit.data.load_qrels` says it."""
+    from qrelkit.data.qrels import iter_with_lines
+
+    def conflict(lineno: int, q: Qrel, first: int, grade: int) -> None:
+        raise InputError(path, lineno, f"conflicting labels for ({q.qid}, {q.docid}): "
+                                       f"line {first} says {grade}, line {lineno} says {q.grade}")
+
+    return store.stage_qrels(iter_with_lines(path, allow_empty), conflict)
+
+
 def _run_names(run_paths: list[str], allow_empty: bool, by: str = "tag",
                on_warning: Optional[Callable[[str], None]] = None) -> list[str]:
     """Every run file checked (a bad one is an InputError naming its line) and
@@ -178,11 +194,11 @@ def _run_names(run_paths: list[str], allow_empty: bool, by: str = "tag",
     benchmarks/scale.py) bought nothing."""
     if not run_paths:
         return []
-    from qrelkit.data.rankings import Ranking, final_names, iter_rankings
+    from qrelkit.data.rankings import check_ranking, final_names
     from qrelkit.data.rankings import stubs as run_stubs
     from qrelkit.data.runs import name_warning
 
-    stubs = [Ranking(r.name, r.path, {}, r.tags) for r in iter_rankings(run_paths, 0, allow_empty)]
+    stubs = [check_ranking(p, allow_empty) for p in run_paths]  # streamed, entries not kept
     note = name_warning(run_stubs(stubs), by)
     if note and on_warning is not None:
         on_warning(note)

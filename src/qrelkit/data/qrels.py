@@ -49,7 +49,9 @@ def _parse(path: PathLike, lineno: int, line: str) -> Qrel:
     return Qrel(qid, docid, int(grade))
 
 
-def _iter_with_lines(path: PathLike, allow_empty: bool) -> Iterator[tuple[int, Qrel]]:
+def iter_with_lines(path: PathLike, allow_empty: bool = False) -> Iterator[tuple[int, Qrel]]:
+    """``(line, label)`` of every line, each checked alone (columns, grade), in file order; repeats
+    are the caller's (:func:`load_qrels` keeps them in memory, `init` in a scratch table)."""
     n = 0
     if irds.is_irds(path):
         for n, (qid, docid, grade) in enumerate(irds.iter_qrel_fields(str(path)), start=1):
@@ -72,11 +74,11 @@ def read_qrels(path: PathLike, allow_conflicts: bool = False, allow_empty: bool 
     :class:`InputError` unless ``allow_empty``.
     """
     if allow_conflicts:
-        for _, qrel in _iter_with_lines(path, allow_empty):
+        for _, qrel in iter_with_lines(path, allow_empty):
             yield qrel
         return
     seen: dict[Pair, tuple[int, int]] = {}
-    for lineno, qrel in _iter_with_lines(path, allow_empty):
+    for lineno, qrel in iter_with_lines(path, allow_empty):
         pair = (qrel.qid, qrel.docid)
         before = seen.get(pair)
         if before is None:
@@ -134,7 +136,7 @@ def load_qrels(path: PathLike, allow_empty: bool = False) -> QrelsFile:
     pairs: dict[Pair, int] = {}
     lines: dict[Pair, int] = {}
     duplicates = 0
-    for lineno, qrel in _iter_with_lines(path, allow_empty):
+    for lineno, qrel in iter_with_lines(path, allow_empty):
         pair = (qrel.qid, qrel.docid)
         if pair in pairs:
             if pairs[pair] != qrel.grade:
@@ -150,6 +152,65 @@ def load_qrels(path: PathLike, allow_empty: bool = False) -> QrelsFile:
     return QrelsFile(
         path=str(path), pairs=pairs, duplicates=duplicates, qids=frozenset(q for q, _ in pairs)
     )
+
+
+class PairGrades(Mapping):
+    """``{(qid, docid): grade}`` held as ``{qid: {docid: grade}}``: a read-only mapping of pairs for
+    the analyses, at a fraction of a pair dict's memory (no tuple and no qid string per label;
+    the docid strings may be shared with the runs'). The report held 1.3 million pairs in tuple-keyed
+    dicts at 10^6 pooled pairs, ~200 bytes each (benchmarks/scale.py). Iteration is by topic, in
+    the order the labels were added. ``by_topic`` is the nested form pytrec_eval takes; nobody
+    may change it."""
+
+    __slots__ = ("by_topic", "_n")
+
+    def __init__(self, rows: Iterable[tuple[str, str, int]] = (), intern: Mapping[str, str] | None = None):
+        self.by_topic: dict[str, dict[str, int]] = {}
+        n = 0
+        one = intern if intern is not None else {}
+        for qid, docid, grade in rows:
+            topic = self.by_topic.get(qid)
+            if topic is None:
+                topic = self.by_topic[qid] = {}
+            before = len(topic)
+            topic[one.get(docid, docid)] = grade
+            n += len(topic) - before
+        self._n = n
+
+    def __getitem__(self, pair: Pair) -> int:
+        return self.by_topic[pair[0]][pair[1]]
+
+    def __contains__(self, pair: object) -> bool:
+        try:
+            return pair[1] in self.by_topic.get(pair[0], ())  # type: ignore[index]
+        except (TypeError, IndexError):
+            return False
+
+    def get(self, pair: Pair, default: int | None = None) -> int | None:
+        topic = self.by_topic.get(pair[0])
+        return default if topic is None else topic.get(pair[1], default)
+
+    def __iter__(self) -> Iterator[Pair]:
+        for qid, topic in self.by_topic.items():
+            for docid in topic:
+                yield qid, docid
+
+    def items(self):
+        return ((((q, d), g) for q, topic in self.by_topic.items() for d, g in topic.items()))
+
+    def __len__(self) -> int:
+        return self._n
+
+
+def by_topic(qrels: Mapping[Pair, int]) -> dict[str, dict[str, int]]:
+    """``{qid: {docid: grade}}`` of a pair mapping: a :class:`PairGrades`'s own (not a copy:
+    do not change it), else built."""
+    if isinstance(qrels, PairGrades):
+        return qrels.by_topic
+    out: dict[str, dict[str, int]] = {}
+    for (qid, docid), grade in qrels.items():
+        out.setdefault(qid, {})[docid] = grade
+    return out
 
 
 QrelsLike = QrelsFile | Mapping[Pair, int] | Iterable[Qrel]

@@ -54,19 +54,21 @@ def run_hole_rates(runs: Sequence[Run], qrels: QrelsLike, depth: int = DEFAULT_D
     _check_depths(depth, None)
     pairs = as_pairs(qrels)  # once: qrels may be a one-shot iterator of Qrel values
     labelled = _qrels_qids(qrels if isinstance(qrels, QrelsFile) else pairs)
-    out = []
-    for run in runs:
-        for qid in sorted(run.by_topic):
-            if qid not in labelled:
-                continue
-            top = run.by_topic[qid][:depth]
-            if not top:
-                continue
-            judged = sum(1 for e in top if (qid, e.docid) in pairs)
-            n = len(top)
-            out.append(RunHoleRate(run=run.name, qid=qid, judged_at_k=judged / n,
-                                   unjudged_at_k=(n - judged) / n, depth=depth, retrieved=n))
-    return out
+    return [rate for run in runs for rate in _rates_of(run, pairs, labelled, depth)]
+
+
+def _rates_of(run: Run, pairs: Any, labelled: Any, depth: int) -> Iterable[RunHoleRate]:
+    """:func:`run_hole_rates` of one run."""
+    for qid in sorted(run.by_topic):
+        if qid not in labelled:
+            continue
+        top = run.by_topic[qid][:depth]
+        if not top:
+            continue
+        judged = sum(1 for e in top if (qid, e.docid) in pairs)
+        n = len(top)
+        yield RunHoleRate(run=run.name, qid=qid, judged_at_k=judged / n,
+                          unjudged_at_k=(n - judged) / n, depth=depth, retrieved=n)
 
 
 def summarize_hole_rates(rates: Iterable[RunHoleRate], runs: Sequence[Run | str] | None = None
@@ -139,12 +141,15 @@ def hole_rates(
 ) -> tuple[SystemHoles, ...]:
     """Unjudged@k per run against ``original`` (:func:`run_hole_rates`,
     the one definition); with ``new`` also Hole@k."""
+    _check_depths(depth, None)
     orig = as_pairs(original)
     newp = as_pairs(new) if new is not None else {}
-    unjudged = {s.run: s for s in summarize_hole_rates(run_hole_rates(runs, orig, depth), runs)}
     topics = sorted({q for q, _ in orig})
+    labelled = set(topics)
     out = []
     for run in runs:
+        # a run's rates at a time: all runs' per-topic rates were 660,000 records at 10^6 pooled pairs
+        (u,) = summarize_hole_rates(_rates_of(run, orig, labelled, depth), [run])
         hole, judged_after = [], []
         count = 0
         for q in topics:
@@ -155,7 +160,6 @@ def hole_rates(
             hole.append(len(found) / depth)
             judged_after.append(sum(1 for e in top if (q, e.docid) in orig or (q, e.docid) in newp) / len(top))
             count += len(found)
-        u = unjudged[run.name]
         out.append(SystemHoles(
             run.name, depth, u.unjudged if u.unjudged is not None else 0.0, count,
             _mean(hole) if new is not None else None, _mean(judged_after), u.topics,

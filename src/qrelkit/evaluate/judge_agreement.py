@@ -9,7 +9,7 @@ accuracy on the decided cases next to the escalation ratio (see
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
 from qrelkit.evaluate.agreement import (
@@ -87,17 +87,42 @@ def _short(a: Agreement) -> dict:
     return {k: d[k] for k in ("pairs", "balanced_accuracy", "accuracy", "cohen_kappa", "f1")}
 
 
+@dataclass
+class _Group:
+    """What one (method, model) needs from a stream of judgments: its counts, which statuses
+    and debate rounds it labelled, and only its judgments of pairs the reference has."""
+
+    judgments: int = 0
+    statuses: Counter = field(default_factory=Counter)
+    labelled_statuses: set = field(default_factory=set)
+    rounds: set = field(default_factory=set)
+    kept: list = field(default_factory=list)  # labelled judgments of reference pairs
+
+    def add(self, j, reference: Mapping[Pair, int]) -> None:
+        self.judgments += 1
+        self.statuses[j.status] += 1
+        if j.status not in LABELLED_STATUSES or j.effective_grade is None:
+            return
+        self.labelled_statuses.add(j.status)
+        if j.status in AUTO_STATUSES:
+            self.rounds.add(j.round)
+        if (j.qid, j.docid) in reference:
+            self.kept.append(j)
+
+
 def judgments_agreement(
     judgments: Iterable, reference: Mapping[Pair, int], threshold: int = 2
 ) -> tuple[JudgeAgreement, ...]:
-    """Agreement per (method, model) of workspace judgments (``types.Judgment``)."""
-    groups: dict[tuple[str, str], list] = defaultdict(list)
+    """Agreement per (method, model) of workspace judgments (``types.Judgment``), in one pass:
+    agreement is measured on the pairs the reference has, so only those judgments are kept
+    (at 10^6 pooled pairs the report held 667,000 judgments for none in common,
+    benchmarks/scale.py); every judgment counts in the statuses and the escalation ratio."""
+    groups: dict[tuple[str, str], _Group] = defaultdict(_Group)
     for j in judgments:
-        groups[(j.method, j.model)].append(j)
+        groups[(j.method, j.model)].add(j, reference)
     out = []
-    for (method, model), js in sorted(groups.items()):
-        statuses = Counter(j.status for j in js)
-        labelled = [j for j in js if j.status in LABELLED_STATUSES and j.effective_grade is not None]
+    for (method, model), g in sorted(groups.items()):
+        labelled = g.kept
 
         def agreement(subset, name):
             grades = {(j.qid, j.docid): j.effective_grade for j in subset}
@@ -106,18 +131,12 @@ def judgments_agreement(
 
         overall = agreement(labelled, method)
         decided = [j for j in labelled if j.status in AUTO_STATUSES]
-        by_status = tuple(
-            (s, agreement([j for j in labelled if j.status == s], s))
-            for s in sorted({j.status for j in labelled})
-        )
-        by_round = tuple(
-            (r, agreement([j for j in decided if j.round == r], f"round {r}"))
-            for r in sorted({j.round for j in decided})
-        )
-        n = len(js)
-        escalated = sum(statuses.get(s, 0) for s in ESCALATED_STATUSES)
+        by_status = tuple((s, agreement([j for j in labelled if j.status == s], s)) for s in sorted(g.labelled_statuses))
+        by_round = tuple((r, agreement([j for j in decided if j.round == r], f"round {r}")) for r in sorted(g.rounds))
+        n = g.judgments
+        escalated = sum(g.statuses.get(s, 0) for s in ESCALATED_STATUSES)
         out.append(JudgeAgreement(
-            method, model, n, tuple(sorted(statuses.items())),
+            method, model, n, tuple(sorted(g.statuses.items())),
             (escalated / n) if n else None, agreement(decided, "decided"), overall, by_status, by_round,
         ))
     return tuple(out)

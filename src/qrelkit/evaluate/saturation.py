@@ -41,11 +41,11 @@ come from ir_measures.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from qrelkit.data.qrels import as_pairs
+from qrelkit.data.qrels import as_pairs, by_topic
 from qrelkit.errors import UsageError
 
 Pair = tuple[str, str]
@@ -129,25 +129,61 @@ class TopK:
     topic_of: np.ndarray  # topic index per pair id
 
 
+class _Pairs(Sequence):
+    """The pair of each id, as ``(qid, docid)`` made when asked for: the ids' docids and topic
+    indices are what is held (a tuple of 10^6 pair tuples was ~60 MB, benchmarks/scale.py)."""
+
+    def __init__(self, topics: tuple[str, ...], docids: list[str], topic_of: np.ndarray):
+        self._topics, self._docids, self._topic_of = topics, docids, topic_of
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self._topics[int(self._topic_of[i])], self._docids[i]
+
+    def __len__(self) -> int:
+        return len(self._docids)
+
+
 def top_k(runs: Sequence[Any], qrels: Mapping[Pair, int], k: int, topics: Optional[Sequence[str]] = None) -> TopK:
     """The runs' top-k as pair ids; every label of the topics gets an id too."""
-    topic_list = tuple(sorted(topics if topics is not None else {q for q, _ in qrels}))
-    index: dict[Pair, int] = {}
+    nested = by_topic(qrels)
+    topic_list = tuple(sorted(topics if topics is not None else nested))
+    return _top_k(runs, lambda q: nested.get(q, {}), topic_list, k)
+
+
+def _top_k(runs: Sequence[Any], labels_of: Callable[[str], Mapping[str, int]], topic_list: tuple[str, ...],
+           k: int) -> TopK:
+    """:func:`top_k` a topic at a time (``labels_of(qid)``: ``{docid: grade}``): ids are given per
+    topic, so no dictionary of every pair is built (1.3 million tuples at 10^6 pooled pairs). Which
+    pair gets which id changes no figure: the scores, holes and sums read sets of ids."""
     ids = np.full((len(runs), len(topic_list), k), -1, dtype=np.int64)
-    for s, run in enumerate(runs):
-        for t, q in enumerate(topic_list):
+    docids: list[str] = []
+    grades: list[float] = []
+    labelled: list[bool] = []
+    topic_of: list[int] = []
+    for t, q in enumerate(topic_list):
+        local: dict[str, int] = {}
+        for s, run in enumerate(runs):
             for r, e in enumerate(run.by_topic.get(q, ())[:k]):
-                ids[s, t, r] = index.setdefault((q, e.docid), len(index))
-    wanted = set(topic_list)
-    for p in sorted(qrels):  # labels no run retrieved still count in nDCG's ideal ranking
-        if p[0] in wanted:
-            index.setdefault(p, len(index))
-    pairs = tuple(index)
-    grades = np.array([qrels.get(p, 0) for p in pairs], dtype=float)
-    labelled = np.array([p in qrels for p in pairs], dtype=bool)
-    t_of = {q: i for i, q in enumerate(topic_list)}
-    topic_of = np.array([t_of[q] for q, _ in pairs], dtype=np.int64)
-    return TopK(tuple(r.name for r in runs), topic_list, pairs, ids, grades, labelled, topic_of)
+                i = local.get(e.docid)
+                if i is None:
+                    i = local[e.docid] = len(docids)
+                    docids.append(e.docid)
+                ids[s, t, r] = i
+        labels = labels_of(q)
+        for d in sorted(labels):  # labels no run retrieved still count in nDCG's ideal ranking
+            if d not in local:
+                local[d] = len(docids)
+                docids.append(d)
+        for d in docids[len(topic_of):]:
+            g = labels.get(d)
+            grades.append(0.0 if g is None else float(g))
+            labelled.append(g is not None)
+        topic_of.extend([t] * (len(docids) - len(topic_of)))
+    t_of = np.array(topic_of, dtype=np.int64)
+    return TopK(tuple(r.name for r in runs), topic_list, _Pairs(topic_list, docids, t_of),
+                ids, np.array(grades, dtype=float), np.array(labelled, dtype=bool), t_of)
 
 
 def pool_scores(tk: TopK, known: np.ndarray, measure: str, cutoff: int, threshold: int) -> np.ndarray:
@@ -157,7 +193,8 @@ def pool_scores(tk: TopK, known: np.ndarray, measure: str, cutoff: int, threshol
     valid = ids >= 0
     safe = np.where(valid, ids, 0)
     judged = valid & known[safe] & tk.labelled[safe]
-    g = np.where(judged, tk.grades[safe], 0.0)
+    g = tk.grades[safe]  # [system, topic, rank]: zeroed in place, one array of that size less (pool growth's peak)
+    g[~judged] = 0.0
     if measure == "P":
         return (g >= threshold).sum(axis=2) / cutoff
     if measure == "Hit":
@@ -200,11 +237,15 @@ def _parse_measure(measure: str, depth: int) -> tuple[str, int]:
     return name, k
 
 
-def _full_labels(original: Mapping[Pair, int], new: Mapping[Pair, int]) -> dict[Pair, int]:
-    """Original labels as they are, plus the new labels of unlabelled pairs."""
-    out = dict(new)
-    out.update(original)
-    return out
+def _full_labels(original: Mapping[str, Mapping[str, int]], new: Mapping[str, Mapping[str, int]]
+                 ) -> Callable[[str], dict[str, int]]:
+    """A topic's labels: the original ones as they are, plus the new labels of unlabelled pairs
+    (made a topic at a time, by :func:`_top_k`)."""
+    def labels_of(qid: str) -> dict[str, int]:
+        out = dict(new.get(qid, {}))
+        out.update(original.get(qid, {}))
+        return out
+    return labels_of
 
 
 def pool_growth(
@@ -225,12 +266,13 @@ def pool_growth(
     if orders < 1:
         raise UsageError("--orders must be at least 1")
     name, cutoff = _parse_measure(measure, depth)
-    orig = as_pairs(original)
-    labels = _full_labels(orig, as_pairs(new) if new is not None else {})
-    tk = top_k(runs, labels, max(depth, cutoff), topics=sorted({q for q, _ in orig}) or None)
+    orig = by_topic(as_pairs(original))
+    newt = by_topic(as_pairs(new)) if new is not None else {}
+    topics = sorted(orig) or sorted(set(newt) | set(orig))
+    tk = _top_k(runs, _full_labels(orig, newt), tuple(topics), max(depth, cutoff))
     n_runs, n_pairs = len(runs), len(tk.pairs)
     contrib = [np.unique(r[r >= 0]) for r in tk.ids[:, :, :depth].reshape(n_runs, -1)]
-    in_original = np.array([p in orig for p in tk.pairs], dtype=bool)
+    in_original = np.array([d in orig.get(q, ()) for q, d in tk.pairs], dtype=bool)
     hole = tk.labelled & ~in_original & (tk.grades >= threshold)
     full = np.zeros(n_pairs, dtype=bool)
     for c in contrib:

@@ -42,7 +42,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from qrelkit.data.qrels import as_pairs
+from qrelkit.data.qrels import PairGrades, as_pairs
 from qrelkit.errors import UsageError
 
 Pair = tuple[str, str]
@@ -155,10 +155,15 @@ def qrels_dict(pairs: Mapping[Pair, int]) -> dict[str, dict[str, int]]:
     trec_eval sizes its per-grade arrays by a topic's largest grade plus one, so a topic whose
     grades are all below -1 (only -2 "junk" labels) crashes pytrec_eval 0.5 with a segmentation
     fault. Every negative grade is non-relevant, and unjudged for trec_eval's -J
-    alike, so such a topic's grades are given to it as -1: the same scores, no crash."""
+    alike, so such a topic's grades are given to it as -1: the same scores, no crash.
+    A :class:`~qrelkit.data.qrels.PairGrades` (integer grades from the store) is already in this
+    shape: its topics are shared, not copied (a topic given as -1 is a new dict)."""
     out: dict[str, dict[str, int]] = {}
-    for (qid, docid), grade in pairs.items():
-        out.setdefault(qid, {})[docid] = int(grade)
+    if isinstance(pairs, PairGrades):
+        out = dict(pairs.by_topic)
+    else:
+        for (qid, docid), grade in pairs.items():
+            out.setdefault(qid, {})[docid] = int(grade)
     for qid, grades in out.items():
         if max(grades.values()) < -1:
             out[qid] = dict.fromkeys(grades, -1)

@@ -10,10 +10,11 @@ its provenance (70 MB), although the report's analyses need much less:
   :mod:`qrelkit.data.rankings`); the system scores stream each run from its
   file to full depth, one at a time (:func:`full_rankings`), as ``evaluate`` does;
 - merged labels: a pair's grade, and counts (:class:`MergedTally`, one pass
-  over :func:`qrelkit.merge.iter_merged`);
-- judgments: costs and status counts are SQL aggregates; agreement reads the
-  labels without their texts (:meth:`qrelkit.store.Store.judgment_labels`); only
-  escalations are read whole, for their reasons.
+  over :func:`qrelkit.merge.iter_merged`), held per topic with the runs' docid strings
+  (:class:`qrelkit.data.qrels.PairGrades`), as are the original qrels;
+- judgments: costs and status counts are SQL aggregates; agreement streams the
+  labels without their texts (:meth:`qrelkit.store.Store.iter_judgment_labels`) and keeps
+  only those of pairs the reference has; only escalations are read whole, for their reasons.
 
 What still grows with the pairs is what the analyses are about: the merged
 grades, the runs' top lists and the judges' labels.
@@ -26,6 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
+from qrelkit.data.qrels import PairGrades
 from qrelkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -67,19 +69,24 @@ class TopRun:
     tags: tuple[str, ...] = ()
 
 
-def workspace_runs(run_rows: Sequence[tuple], cut: int, notes: list[str]) -> list[TopRun]:
+def workspace_runs(run_rows: Sequence[tuple], cut: int, notes: list[str],
+                   intern: Optional[dict[str, str]] = None) -> list[TopRun]:
     """The workspace's runs, top ``cut`` each, under their stored names; a run that cannot be
-    read is skipped with a note."""
+    read is skipped with a note. A docid or qid that many runs retrieve is held as one string
+    (20 runs' top 10s held 6.6 million docids for 10^6 distinct ones), kept in ``intern`` for
+    the labels read next (:class:`qrelkit.data.qrels.PairGrades`)."""
     from qrelkit.data.rankings import read_ranking
 
     runs = []
+    one: dict[str, str] = intern if intern is not None else {}
     for name, path, _ in run_rows:
         try:
             r = read_ranking(path, cut)
         except InputError as e:
             notes.append(f"run {name} skipped: {e}")
             continue
-        runs.append(TopRun(name, r.path, TopEntries(r.docids), r.tags))
+        docids = {one.setdefault(q, q): tuple(one.setdefault(d, d) for d in ds) for q, ds in r.docids.items()}
+        runs.append(TopRun(name, r.path, TopEntries(docids), r.tags))
     return runs
 
 
@@ -95,21 +102,24 @@ def full_rankings(runs: Sequence[TopRun]) -> Iterator[Any]:
 class MergedTally:
     """The merged qrels as the report uses them: grades per pair, and counts."""
 
-    grades: dict[Pair, int]
+    grades: PairGrades
     sources: Counter  # original | human | llm -> labels
     statuses: Counter  # status -> labels
     unresolved: int
 
     @classmethod
-    def of(cls, labels: Any, unresolved: int) -> "MergedTally":
-        grades: dict[Pair, int] = {}
+    def of(cls, labels: Any, unresolved: int, intern: Optional[Mapping[str, str]] = None) -> "MergedTally":
+        """``intern``: docid strings to share (the runs', :func:`workspace_runs`)."""
         sources: Counter = Counter()
         statuses: Counter = Counter()
-        for m in labels:
-            grades[(m.qid, m.docid)] = m.grade
-            sources[m.source] += 1
-            statuses[m.status] += 1
-        return cls(grades, sources, statuses, unresolved)
+
+        def rows() -> Iterator[tuple[str, str, int]]:
+            for m in labels:
+                sources[m.source] += 1
+                statuses[m.status] += 1
+                yield m.qid, m.docid, m.grade
+
+        return cls(PairGrades(rows(), intern), sources, statuses, unresolved)
 
     @classmethod
     def from_result(cls, result: Any) -> "MergedTally":
@@ -117,7 +127,7 @@ class MergedTally:
         return cls.of(result.labels, len(result.unresolved))
 
     @classmethod
-    def from_store(cls, store: Store) -> Optional["MergedTally"]:
+    def from_store(cls, store: Store, intern: Optional[Mapping[str, str]] = None) -> Optional["MergedTally"]:
         """Original + people's + the latest judge's labels, streamed (None without judgments)."""
         from qrelkit.merge import MergedLabel, iter_merged, merged_method
 
@@ -134,7 +144,7 @@ class MergedTally:
                 else:
                     unresolved += 1
 
-        tally = cls.of(labels(), 0)
+        tally = cls.of(labels(), 0, intern)
         return dataclasses.replace(tally, unresolved=unresolved)
 
     def counts(self) -> dict[str, int]:

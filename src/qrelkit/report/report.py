@@ -26,6 +26,7 @@ import numpy as np
 from markupsafe import Markup, escape
 
 from qrelkit.data.atomic import atomic_write
+from qrelkit.data.qrels import PairGrades
 from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.relevance import ADJUDICATED, ERROR, ESCALATE
 from qrelkit.report import plots
@@ -433,9 +434,12 @@ def report_from_store(
     reference = s.reference
     notes: list[str] = []
     workspace = store.workspace
-    original = store.qrels()
-    judgments = store.judgment_labels()  # without their texts (report.gathering)
+    cut = max(depth, RAG_K, _cut(measure, depth))
+    one: dict[str, str] = {}  # the runs' docid strings, shared by the labels (report.gathering)
     run_rows = store.runs()
+    runs = workspace_runs(run_rows, cut, notes, one)
+    original = PairGrades(store.iter_qrels(), one)
+    judged = bool(store.method_counts())  # judgments are streamed where they are needed (report.gathering)
     stored_narratives = store.narratives()
     narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
     plan = store.get_meta("plan")
@@ -444,15 +448,16 @@ def report_from_store(
 
     job, earlier = job_summary(store), tuple(store.get_meta(HISTORY_KEY, []))
     command_runs = store.command_runs()
-    tally = MergedTally.from_result(merged_result) if merged_result is not None else MergedTally.from_store(store)
+    tally = (MergedTally.of(merged_result.labels, len(merged_result.unresolved), one) if merged_result is not None
+             else MergedTally.from_store(store, one))
+    del one
     rag_generators = generators_from_store(store)
-    merged = tally.grades if tally is not None else dict(original)
+    merged = tally.grades if tally is not None else original
     from qrelkit.relevance import resolve_threshold
 
     thr = resolve_threshold(threshold, original or merged, f"{workspace} ({'original' if original else 'merged'} qrels)")
     threshold = thr.value
 
-    runs = workspace_runs(run_rows, max(depth, RAG_K, _cut(measure, depth)), notes)
     rag = rag_alignment(rag_generators, runs, [(n, q) for n, q in (("original", original), ("merged", merged)) if q],
                         threshold)
     versions: tuple = ()
@@ -488,28 +493,8 @@ def report_from_store(
         circ = circularity_warnings(run_models, [merged_model] if merged_model else store.judge_models())
         circ += dense_signal_warnings({n: run_models.get(n, "") for n, _, _ in run_rows}, set(store.judge_methods()))
 
-    agreements: tuple = ()
-    reference_name = ""
-    if judgments and reference:
-        from qrelkit.evaluate.judge_agreement import judgments_agreement
-
-        agreements = tuple(a for a in judgments_agreement(
-            [j for j in judgments if j.source != "human"], dict(reference[1]), threshold) if a.overall.pairs)
-        reference_name = reference[0]
-    if judgments and original and not agreements:
-        from qrelkit.evaluate.judge_agreement import judgments_agreement
-
-        agreements = tuple(a for a in judgments_agreement(judgments, original, threshold) if a.overall.pairs)
-        reference_name = "the original qrels"
-    if judgments and not agreements:
-        human = {(j.qid, j.docid): j.effective_grade for j in judgments
-                 if j.source == "human" and j.effective_grade is not None}
-        if human:
-            from qrelkit.evaluate.judge_agreement import judgments_agreement
-
-            agreements = tuple(a for a in judgments_agreement(
-                [j for j in judgments if j.source != "human"], human, threshold) if a.overall.pairs)
-            reference_name = "the people's labels"
+    people = _people_labels(store) if judged else {}
+    agreements, reference_name = _agreements(store, judged, reference, original, people, threshold)
 
     inputs = ReportInputs(
         title=f"qrelkit report: {Path(workspace).name}",
@@ -523,7 +508,7 @@ def report_from_store(
         saturation=growth,
         agreements=agreements,
         agreement_reference=reference_name,
-        escalations=_escalations(store, judgments, original, (job or {}).get("method")),
+        escalations=_escalations(store, people, original, (job or {}).get("method")),
         costs=_costs(store),
         commands=_commands(command_runs),
         narrative_costs=_narrative_costs(stored_narratives),
@@ -546,16 +531,36 @@ def _version() -> str:
     return __version__
 
 
-def _escalations(store: Store, labels: Sequence[Any], original: dict,
+def _people_labels(store: Store) -> dict[tuple[str, str], int]:
+    """People's decided grades per pair (the last by method and model, as the report always read them)."""
+    return {(j.qid, j.docid): j.effective_grade for j in store.iter_judgment_labels(source="human")
+            if j.effective_grade is not None}
+
+
+def _agreements(store: Store, judged: bool, reference: Optional[tuple[str, Mapping[tuple[str, str], int]]],
+                original: Mapping, people: Mapping, threshold: int) -> tuple[tuple, str]:
+    """Every judge's agreement with the first reference that overlaps its labels: the one given,
+    else the original qrels (people's labels included as a source), else the people's labels;
+    the judgments are streamed from the store once per reference tried."""
+    from qrelkit.evaluate.judge_agreement import judgments_agreement
+
+    tries = [(reference[0], dict(reference[1]), "human")] if reference else []
+    tries += [("the original qrels", original, None)] if original else []
+    tries += [("the people's labels", people, "human")] if people else []
+    for name, ref, skip in tries:
+        agreements = tuple(a for a in judgments_agreement(
+            store.iter_judgment_labels(not_source=skip), ref, threshold) if a.overall.pairs)
+        if agreements:
+            return agreements, name
+    return (), ""
+
+
+def _escalations(store: Store, people: Mapping[tuple[str, str], int], original: dict,
                  method: Optional[str] = None) -> tuple[EscalationRow, ...]:
     """Escalated, failed and adjudicated judgments (read whole, for their reasons) and what
-    became of them; ``labels`` are every judgment without texts (people's outcomes). With
+    became of them; ``people`` are people's decided grades per pair (their outcomes). With
     ``method`` (the stored job's), only that judge's: one row per case of the merged job, not
     one per method id that ever judged it. A pair that had no text to judge is not an escalation."""
-    people: dict[tuple[str, str], int] = {}
-    for j in labels:
-        if j.source == "human" and j.effective_grade is not None:
-            people[(j.qid, j.docid)] = j.effective_grade
     rows = []
     for status in (ESCALATE, ERROR, ADJUDICATED):
         for j in store.judgments(status=status):

@@ -14,6 +14,7 @@ from qrelkit.types import Case, Doc, Qrel, Topic
 
 Pair = tuple[str, str]
 CASE_COLS = "qid, docid, share, best_rank, runs, judged"
+STAGE_CACHE_KIB = 16384  # the scratch qrels table's page cache, as bulk loading's (SQLite's default: 2,000 KiB)
 
 
 class RunRecord(NamedTuple):
@@ -153,6 +154,72 @@ class CollectionStore:
                 rows,
             )
         return len(rows)
+
+    def stage_qrels(
+        self, rows: Iterable[tuple[int, Qrel]], conflict: Callable[[int, Qrel, int, int], None], batch: int = 20000
+    ) -> tuple[int, int]:
+        """Check ``(line, label)`` rows into a scratch table of this connection (TEMP: in a
+        temporary file, not in the workspace) and return (pairs, identical repeats dropped);
+        :meth:`commit_staged_qrels` then copies them in. Holding a qrels file in dicts to find
+        repeats cost ~150 MB of `init`'s 253 MB at 10^6 pooled pairs (benchmarks/scale.py);
+        the table's key finds them instead, as for documents. ``conflict(line, label,
+        first_line, first_grade)`` is told of a second, different grade for a pair (it raises).
+        A bad line in the file is raised after the lines before it were checked, so the first
+        problem in file order is the one reported, as :func:`qrelkit.data.load_qrels` reports it."""
+        with self._lock:
+            c = self._conn
+            c.execute(f"PRAGMA temp.cache_size={-STAGE_CACHE_KIB}")
+            c.execute("DROP TABLE IF EXISTS temp.qrels_staged")
+            c.execute("CREATE TEMP TABLE qrels_staged (qid TEXT NOT NULL, docid TEXT NOT NULL, "
+                      "grade INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (qid, docid)) WITHOUT ROWID")
+        staged = repeats = 0
+        it = iter(rows)
+        while True:
+            buf, failure = [], None
+            try:
+                for item in it:
+                    buf.append(item)
+                    if len(buf) >= batch:
+                        break
+            except Exception as e:  # a bad line: the lines before it are checked first
+                failure = e
+            if buf:
+                new = self._stage_batch(buf, conflict)
+                staged, repeats = staged + new, repeats + len(buf) - new
+            if failure is not None:
+                raise failure
+            if len(buf) < batch:
+                return staged, repeats
+
+    def _stage_batch(self, buf: list[tuple[int, Qrel]], conflict: Callable[[int, Qrel, int, int], None]) -> int:
+        with self._lock:
+            c = self._conn
+            before = c.total_changes
+            c.executemany("INSERT INTO temp.qrels_staged(qid, docid, grade, line) VALUES(?,?,?,?) "
+                          "ON CONFLICT(qid, docid) DO NOTHING", [(q.qid, q.docid, q.grade, n) for n, q in buf])
+            new = c.total_changes - before
+            for lineno, q in buf if new < len(buf) else ():
+                grade, first = c.execute("SELECT grade, line FROM temp.qrels_staged WHERE qid=? AND docid=?",
+                                         (q.qid, q.docid)).fetchone()
+                if first != lineno and grade != q.grade:
+                    conflict(lineno, q, first, grade)
+        return new
+
+    def commit_staged_qrels(self, source: str = "original") -> int:
+        """The staged labels (:meth:`stage_qrels`) upserted into the qrels, in one statement; the
+        scratch table goes. Returns how many."""
+        with self.transaction() as c:
+            n = c.execute(
+                "INSERT INTO qrels(qid, docid, grade, source) SELECT qid, docid, grade, ? FROM temp.qrels_staged "
+                "WHERE true ON CONFLICT(qid, docid) DO UPDATE SET grade=excluded.grade, source=excluded.source",
+                (source,),
+            ).rowcount
+        self.drop_staged_qrels()
+        return n
+
+    def drop_staged_qrels(self) -> None:
+        with self._lock:
+            self._conn.execute("DROP TABLE IF EXISTS temp.qrels_staged")
 
     def qrels(self) -> dict[Pair, int]:
         return {(q, d): g for q, d, g in self.query("SELECT qid, docid, grade FROM qrels")}
