@@ -44,34 +44,52 @@ def _from_run(run: Run) -> Ranking:
     return Ranking(run.name, run.path, docids, run.tags)
 
 
-def _fast(path: PathLike, max_depth: int | None) -> Ranking | None:
-    """The ranking of a clean file, or None when the file needs the careful reader."""
-    by_topic: dict[str, list[tuple[float, str]]] = {}
-    tags: list[str] = []
+class _Careful(Exception):
+    """A line the fast readers do not decide on: the careful reader reads the file again."""
+
+
+def _clean_rows(path: PathLike) -> Iterator[tuple[str, str, float, str]]:
+    """``(qid, docid, score, tag)`` of each line of a clean file; raises :class:`_Careful` at the
+    first line that is not (a wrong column count, a score Python's float reads but ``read_run``
+    refuses, NaN, bad bytes, a corrupt stream), so the fast readers never decide what an error is."""
     try:
         with open_binary(path) as fh:
             for lineno, raw in enumerate(bounded_lines(path, fh), start=1):
                 cols = raw.decode("utf-8").split()
                 if len(cols) != 6:
                     if cols:
-                        return None
+                        raise _Careful
                     continue  # blank lines are skipped, as read_run skips them
                 qid, _q0, docid, _rank, score, tag = cols
                 if lineno == 1 and qid.startswith("\ufeff"):
                     qid = qid[1:]
                 if "_" in score or not score.isascii():
-                    return None  # Python's float reads 1_0 and Unicode digits; read_run refuses them
-                by_topic.setdefault(qid, []).append((float(score), docid))
-                if tag not in tags:
-                    tags.append(tag)
+                    raise _Careful  # Python's float reads 1_0 and Unicode digits; read_run refuses them
+                value = float(score)
+                if math.isnan(value):
+                    raise _Careful
+                yield qid, docid, value, tag
     except (ValueError, OSError, EOFError, zlib.error):  # a bad score or bad bytes: read_run names the line
+        raise _Careful from None
+
+
+def _fast(path: PathLike, max_depth: int | None) -> Ranking | None:
+    """The ranking of a clean file, or None when the file needs the careful reader."""
+    by_topic: dict[str, list[tuple[float, str]]] = {}
+    tags: list[str] = []
+    try:
+        for qid, docid, score, tag in _clean_rows(path):
+            by_topic.setdefault(qid, []).append((score, docid))
+            if tag not in tags:
+                tags.append(tag)
+    except _Careful:
         return None
     if not by_topic:
         return None  # empty: read_run decides (an error unless allowed)
     docids: dict[str, tuple[str, ...]] = {}
     for qid, items in by_topic.items():
         items.sort(reverse=True)  # trec_eval: score descending, ties by docid descending
-        if len({d for _, d in items}) != len(items) or any(math.isnan(sc) for sc, _ in items):
+        if len({d for _, d in items}) != len(items):
             return None
         docids[qid] = tuple(d for _, d in items[:max_depth])
     return Ranking(tags[0], str(path), docids, tuple(tags))
@@ -90,22 +108,11 @@ def _fast_check(path: PathLike) -> Ranking | None:
     keys: array = array("q")
     tags: list[str] = []
     try:
-        with open_binary(path) as fh:
-            for lineno, raw in enumerate(bounded_lines(path, fh), start=1):
-                cols = raw.decode("utf-8").split()
-                if len(cols) != 6:
-                    if cols:
-                        return None
-                    continue
-                qid, _q0, docid, _rank, score, tag = cols
-                if lineno == 1 and qid.startswith("\ufeff"):
-                    qid = qid[1:]
-                if "_" in score or not score.isascii() or math.isnan(float(score)):
-                    return None
-                keys.append(hash((qid, docid)))
-                if tag not in tags:
-                    tags.append(tag)
-    except (ValueError, OSError, EOFError, zlib.error):
+        for qid, docid, _score, tag in _clean_rows(path):
+            keys.append(hash((qid, docid)))
+            if tag not in tags:
+                tags.append(tag)
+    except _Careful:
         return None
     if not keys:
         return None
