@@ -105,11 +105,11 @@ def test_cache_hits_are_answered_by_the_driver_and_never_shipped(local_ray, ray_
     assert client.backend.batches == 0  # ...from the cache the first run wrote, by the driver
 
 
-@pytest.fixture(params=[1, 2], ids=["alone-replaced", "other-takes-over"])
-def killed_run(request, local_ray, tmp_path):
+@pytest.fixture(scope="module", params=[1, 2], ids=["alone-replaced", "other-takes-over"])
+def killed_run(request, local_ray, tmp_path_factory):
     """A run whose first actor is killed after 5 verdicts: with 1 actor a fresh one replaces it,
-    with 2 the survivor takes the lost batch."""
-    store = make_ws(tmp_path / "ws")
+    with 2 the survivor takes the lost batch. One run per actor count for the tests that read it."""
+    store = make_ws(tmp_path_factory.mktemp("killed") / "ws")
     client = ray_client(store, actors=request.param, batch=2)
 
     def progress(update):

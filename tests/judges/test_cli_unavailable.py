@@ -94,10 +94,12 @@ def test_a_wrong_key_says_to_set_one_it_accepts(tmp_path):
     assert "set QRELKIT_API_KEY to a key it accepts" in r.stderr
 
 
-@pytest.fixture
-def died_mid_run(tmp_path):
+@pytest.fixture(scope="module")
+def died_mid_run(tmp_path_factory):
     """A workspace of 40 cases judged against a server that ends itself after 12 chat completions;
-    then the result of the run and the port the server was on."""
+    then the result of the run and the port the server was on. One run for the module's tests
+    (8 s each otherwise); they only read it, except the last, which continues it."""
+    tmp_path = tmp_path_factory.mktemp("died")
     ws = make_ws(tmp_path / "ws", n=40)
     port = free_port()
     log = tmp_path / "requests.log"

@@ -1,5 +1,5 @@
 """The methods that learn from people, each on 5 LLMJudge-dev pairs (the confidence methods on
-10, the debate on 2) with the embedded model: they run end to end and write complete
+10, the debate on 1) with the embedded model: they run end to end and write complete
 provenance. The 30 other labelled pairs of the topic play the people's labels (labels from a
 135M model are weak; quality is measured in benchmarks/judges.py, not here)."""
 
@@ -19,7 +19,7 @@ METHODS = [
     "icl(k=2)",
     "narrative",
     "narrative(icl=1)",
-    "debate(rounds=1,narrative=true)",  # on 2 of the cases: two agents write at length
+    "debate(rounds=1,narrative=true)",  # on 1 of the cases: two agents write at length
     "confidence(score=likelihood,budget=20%,batch=5)",
     "confidence(score=yesno,budget=20%,batch=5)",
 ]
@@ -41,7 +41,7 @@ def test_learning_method_on_the_embedded_model(workspace, method):
     oracle = ws.oracle if method.startswith("confidence") else None
     # the debate's agents write at length, and the few-shot prompts are long: fewer cases for them
     # (the confidence methods need ten: 20 % of them escalate)
-    n = 2 if method.startswith("debate") else 10 if method.startswith("confidence") else 5
+    n = 1 if method.startswith("debate") else 10 if method.startswith("confidence") else 5
     s = run_judging(ws, method, client, task="graded", share="judged", concurrency=2, oracle=oracle, limit=n)
     assert s.cases == n and s.judged + s.escalations == n
     js = ws.judgments(method=s.method, model=s.model)

@@ -24,7 +24,10 @@ name (case-insensitive: a run named ``bm25`` fills the BM25 row); ``*`` is the w
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 Pair = tuple[str, str]
 K = 10
@@ -101,7 +104,7 @@ def _mean(values: list) -> Optional[float]:
     return sum(values) / len(values) if values else None
 
 
-def workspace_inputs(store: Any) -> tuple[list, dict, dict]:
+def workspace_inputs(store: Store) -> tuple[list, dict, dict]:
     """A filled workspace's runs, original qrels and new labels (the merge of its people's and its
     latest judge's labels, as ``qrelkit export`` writes them)."""
     from qrelkit.errors import UsageError
@@ -120,7 +123,7 @@ def workspace_inputs(store: Any) -> tuple[list, dict, dict]:
     return runs, original, {k: g for k, g in tally.grades.items() if k not in original}
 
 
-def ensure_answers(store: Any, model: str, concurrency: int = 8) -> dict:
+def ensure_answers(store: Store, model: str, concurrency: int = 8) -> dict:
     """Generate and grade the answers RAGAlign needs when the workspace has none (stored, so a
     second call pays nothing): every run's top-10 whole for a served model, as BRIDGE's released
     generation code gives them (``rag generate --context-tokens auto``)."""

@@ -268,7 +268,7 @@ class HybridFigures:
         return asdict(self)
 
 
-def decided_labels(store: Any, method: str, model: str, gold: Mapping[Pair, int]) -> dict[Pair, tuple[int, int]]:
+def decided_labels(store: Store, method: str, model: str, gold: Mapping[Pair, int]) -> dict[Pair, tuple[int, int]]:
     """The sample pairs a method decided: ``{pair: (binary label, grade)}``."""
     out = {}
     for j in store.judgments(method=method, model=model):
