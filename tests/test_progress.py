@@ -42,6 +42,16 @@ def test_judging_reports_cases_rate_and_eta_and_says_its_stage_once(monkeypatch)
     assert last.endswith(" s") and "done in" in last and "ETA" not in last  # finished: no ETA to give
 
 
+def test_a_finished_judging_stage_is_not_repeated_while_the_next_stage_has_not_begun(monkeypatch):
+    def steps(r):
+        for done in range(0, 4):
+            r(ProgressUpdate(done, 3, Usage(calls=done), 0, 0))
+        time.sleep(0.9)  # the heartbeat would have said it four times
+
+    lines = run(monkeypatch, steps)
+    assert sum("done in" in line for line in lines) == 1
+
+
 def test_a_continuation_with_nothing_to_judge_says_so_once_and_counts_nothing(monkeypatch):
     lines = run(monkeypatch, lambda r: (r(ProgressUpdate(0, 0, Usage(), 0, 0)), time.sleep(0.5)))
     assert sum(line.endswith("nothing left to judge") for line in lines) == 1

@@ -89,7 +89,8 @@ class Reporter:
                 if now - self.printed < self.every or not self.current:
                     continue
                 if self.current == "judging" and self.last is not None:
-                    self._print(self.last, now)
+                    if self.last.done < self.last.total:  # once all are judged, "done in N s" was said
+                        self._print(self.last, now)
                 elif self.current != "judging":
                     self.printed = now
                     self.console.print(f"… {self.current} ({now - self.stage_at:.0f} s)", highlight=False,
