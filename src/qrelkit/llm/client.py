@@ -218,9 +218,10 @@ class Client:
 
     def require(self, *caps: str) -> None:
         """Fail early, naming the model and what it lacks, before any call is made."""
-        missing = [c for c in caps if c not in self.capabilities]
+        served = self.backend.capabilities  # read once: every complete() and score() asks
+        missing = [c for c in caps if c not in served]
         if missing:
-            have = ", ".join(sorted(self.capabilities)) or "nothing"
+            have = ", ".join(sorted(served)) or "nothing"
             raise CapabilityError(
                 f"model {self.model_id} does not support {', '.join(missing)} (it supports: {have})"
             )
@@ -385,10 +386,9 @@ class Client:
         stop: Optional[Sequence[str]] = None,
         version: str = "",
     ) -> Completion:
-        caps = self.backend.capabilities
-        if schema is not None and JSON_SCHEMA not in caps:
+        if schema is not None:
             self.require(JSON_SCHEMA)
-        if top_logprobs and TOP_LOGPROBS not in caps:
+        if top_logprobs:
             self.require(TOP_LOGPROBS)
         self._bind_loop()
         msgs = [m if isinstance(m, Message) else Message(**m) for m in messages]
