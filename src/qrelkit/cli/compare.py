@@ -4,7 +4,7 @@ Parsing and printing only; the work is in :mod:`qrelkit.compare`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import typer
 
@@ -109,15 +109,7 @@ def compare_cmd(
         from qrelkit.compare.side_by_side import side_by_side
 
         out["preset"] = _preset_rows(pre, side_by_side(pre, out, model2, adj))
-    if html is not None:
-        from qrelkit.compare.page import write_page
-
-        write_page(out, html)
-        out["html"] = str(html)
-    if as_json:
-        print_json(out)
-        return
-    _print(out)
+    _show(out, html, as_json, lambda: _print(out))
 
 
 def _run(workspace, specs, model, reference, sample, sample_file, draw, seed, name, concurrency, budgets,
@@ -263,6 +255,11 @@ def _emit_preset(pre, out: dict, as_json: bool, html: Optional[Path] = None) -> 
     from qrelkit.compare.side_by_side import side_by_side
 
     out["preset"] = _preset_rows(pre, side_by_side(pre, out))
+    _show(out, html, as_json, lambda: _print_preset(out["preset"]))
+
+
+def _show(out: dict, html: Optional[Path], as_json: bool, tables: Callable[[], None]) -> None:
+    """The end of every comparison: the page when asked for, then one JSON object or the tables."""
     if html is not None:
         from qrelkit.compare.page import write_page
 
@@ -271,7 +268,7 @@ def _emit_preset(pre, out: dict, as_json: bool, html: Optional[Path] = None) -> 
     if as_json:
         print_json(out)
         return
-    _print_preset(out["preset"])
+    tables()
 
 
 def _print_rcl(out: dict) -> None:
