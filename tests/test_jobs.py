@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -17,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_fill_people import serving
 
 from qrelkit.demo import demo_paths
 from qrelkit.jobs import recovered
@@ -121,12 +121,6 @@ def test_fill_killed_mid_judging_then_rerun_gives_the_same_qrels(filled, tmp_pat
     assert Path(out["qrels"]).read_text() == Path(reference["qrels"]).read_text()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_build_with_people_through_the_app(tmp_path):
     from qrelkit.annotate.client import AnnotatorClient
 
@@ -149,19 +143,8 @@ def test_build_with_people_through_the_app(tmp_path):
         full[(q, doc)] = int(g)
     tokens = [json.loads(qk("annotate", "users", "add", name, "-w", ws, "--json").stdout)["token"]
               for name in ("ann", "bob", "cy")]
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "qrelkit", "annotate", "serve", "-w", str(ws),
-                               "--host", "127.0.0.1", "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     votes = 0
-    try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+    with serving(ws) as url:
         for token in tokens:
             client = AnnotatorClient(url, token)
             for _ in range(1000):
@@ -171,12 +154,6 @@ def test_build_with_people_through_the_app(tmp_path):
                 grade = 1 if full.get((case["qid"], case["docid"]), 0) >= 2 else 0
                 assert client.vote(case["qid"], case["docid"], grade).status_code == 200
                 votes += 1
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(20)
-        except subprocess.TimeoutExpired:
-            server.kill()
     assert votes >= 3 * n_people
 
     done = json.loads(qk(*args, "--auto").stdout)
