@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from qrelkit.errors import InputError, UsageError
-from qrelkit.pooling.build import qids_of, topic_lists
+from qrelkit.pooling.build import _provenance
 from qrelkit.pooling.rounds import MtfRounds
-from qrelkit.pooling.spec import PoolSpec, TopicLists
+from qrelkit.pooling.spec import PoolSpec
 from qrelkit.types import Case, Usage
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def run_rounds(store: "Store", spec: PoolSpec, k_human: int, labels: Labels, jud
     have = store.docids()  # a document without text is not a case: MTF reads past it, it holds no topic
     state = MtfRounds(spec, [r._replace(by_topic={q: tuple(d for d in ds if d in have) for q, ds in r.by_topic.items()})
                              for r in runs], topics)
-    cases = _CaseMaker(topic_lists(runs, qids_of(topics)), store.qrels(), k_human)
+    cases = _CaseMaker(runs, store.qrels(), k_human)
     known, pooled, usage = labels(), {}, Usage()
     llm, cut, rounds = 0, 0, 0
     while batch := state.propose():
@@ -105,25 +105,25 @@ def run_rounds(store: "Store", spec: PoolSpec, k_human: int, labels: Labels, jud
 
 
 class _CaseMaker:
-    """A proposed pair as a case: its best rank in any run, the runs that retrieved it, its share."""
+    """A proposed pair as a case: its best rank in any run, the runs that retrieved it, its share
+    (:func:`qrelkit.pooling.build._provenance` over the topic's whole lists, once per topic)."""
 
-    def __init__(self, lists: Mapping[str, TopicLists], reference: Mapping[Pair, int], k_human: int):
-        self.lists, self.reference, self.k_human = lists, reference, k_human
-        self.ranks: dict[str, dict[str, tuple[int, list[str]]]] = {}
+    def __init__(self, runs: Sequence[Any], reference: Mapping[Pair, int], k_human: int):
+        self.runs, self.reference, self.k_human = runs, reference, k_human
+        self.best: dict[Pair, int] = {}
+        self.who: dict[Pair, list[str]] = {}
+        self.seen: set[str] = set()
 
     def __call__(self, pair: Pair) -> Case:
         q, d = pair
-        if q not in self.ranks:  # each topic's ranks once, when MTF first reads it
-            by_doc: dict[str, tuple[int, list[str]]] = {}
-            tl = self.lists[q]
-            for name, docs in zip(tl.runs, tl.docids):
-                for rank, doc in enumerate(docs, 1):
-                    best, who = by_doc.setdefault(doc, (rank, []))
-                    who.append(name)
-                    by_doc[doc] = (min(best, rank), who)
-            self.ranks[q] = by_doc
-        best, who = self.ranks[q][d]
-        return Case(q, d, "people" if best <= self.k_human else "llm", best, tuple(sorted(who)),
+        if q not in self.seen:  # each topic's ranks once, when MTF first reads it
+            self.seen.add(q)
+            every = {q: {e for r in self.runs for e in r.by_topic.get(q, ())}}
+            best, who = _provenance(self.runs, every, None)
+            self.best.update(best)
+            self.who.update(who)
+        best = self.best[pair]
+        return Case(q, d, "people" if best <= self.k_human else "llm", best, tuple(sorted(self.who[pair])),
                     pair in self.reference)
 
 
