@@ -1,4 +1,4 @@
-"""qrelkit's hand-written h11 connection pool against aiohttp's client.
+"""qrelkit's plain-http connection pool (qrelkit.llm.http1, httptools) against aiohttp's client.
 
 Both send the same chat-completion POST (same body, same headers) to the
 loopback fake OpenAI server (tests/llm_layer/fake_server.py, its own process),
@@ -6,7 +6,7 @@ which answers every call after a fixed latency. With C calls in flight the
 ideal rate is C / latency. For each pool and each C we report the achieved
 fraction of that ideal and the client's own CPU per call (time.process_time of
 this process), measured after a warm-up that opens the connections. The pools
-alternate (h11, aiohttp, aiohttp, h11) so that load drift on a shared machine
+alternate (qrelkit, aiohttp, aiohttp, qrelkit) so that load drift on a shared machine
 cancels; each figure is the mean of its two passes.
 
 Only the transport is compared: the request body is prebuilt and the reply is
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from llm_throughput import start_server  # noqa: E402
 
-from qrelkit.llm.openai_backend import _H11Pool  # noqa: E402
+from qrelkit.llm.http1 import Http1Pool  # noqa: E402
 
 BODY = json.dumps({
     "model": "fake",
@@ -44,8 +44,8 @@ BODY = json.dumps({
 HEADERS = [(b"Content-Type", b"application/json"), (b"Authorization", b"Bearer x")]
 
 
-async def h11_pass(url: str, c: int, calls: int) -> tuple[float, float]:
-    pool = _H11Pool(url, HEADERS, c, 10.0)
+async def qrelkit_pass(url: str, c: int, calls: int) -> tuple[float, float]:
+    pool = Http1Pool(url, HEADERS, c, 10.0)
     try:
         await asyncio.gather(*[pool.post("/chat/completions", BODY) for _ in range(c)])
         c0, t0 = time.process_time(), time.perf_counter()
@@ -92,9 +92,9 @@ def main() -> None:
     try:
         for c in (int(x) for x in args.concurrency.split(",")):
             calls = args.rounds * c
-            got: dict[str, list[tuple[float, float]]] = {"h11 (qrelkit)": [], "aiohttp": []}
-            for name in ("h11 (qrelkit)", "aiohttp", "aiohttp", "h11 (qrelkit)"):
-                fn = h11_pass if name.startswith("h11") else aiohttp_pass
+            got: dict[str, list[tuple[float, float]]] = {"qrelkit (httptools)": [], "aiohttp": []}
+            for name in ("qrelkit (httptools)", "aiohttp", "aiohttp", "qrelkit (httptools)"):
+                fn = qrelkit_pass if name.startswith("qrelkit") else aiohttp_pass
                 got[name].append(asyncio.run(fn(url, c, calls)))
             ideal = c / args.latency
             for name, passes in got.items():

@@ -574,10 +574,10 @@ def test_unreachable_server_is_a_failure_not_an_exception():
 
 
 def test_the_httpx_path_behaves_the_same(server, monkeypatch):
-    # https endpoints and proxied networks go through httpx instead of the h11 pool.
+    # https endpoints and proxied networks go through httpx instead of the plain-http pool.
     import qrelkit.llm.openai_backend as ob
 
-    monkeypatch.setattr(ob, "_use_h11_pool", lambda url: False)
+    monkeypatch.setattr(ob, "_use_plain_pool", lambda url: False)
     server.script(faults=["500", "429:0", "malformed", "truncated"])
     client = client_for(server, max_attempts=5)
     res = run(client.complete(MSGS, schema=SCHEMA))

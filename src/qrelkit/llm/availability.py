@@ -134,14 +134,14 @@ def _refuse_key(resp: Any, where: str, key_set: bool) -> None:
 
 
 class _Plain:
-    """The check over the backend's own h11 transport (plain http, no proxy): no httpx client
+    """The check over the backend's own plain-http transport (plain http, no proxy): no httpx client
     (its import and TLS context were a tenth of a judging command's start-up)."""
 
     def __init__(self, url: str, headers: dict[str, str], connect_timeout: float):
-        from qrelkit.llm.openai_backend import _H11Pool
+        from qrelkit.llm.http1 import Http1Pool
 
         self.url = url
-        self.pool = _H11Pool(url, [(k.encode(), v.encode()) for k, v in headers.items()], 1, connect_timeout)
+        self.pool = Http1Pool(url, [(k.encode(), v.encode()) for k, v in headers.items()], 1, connect_timeout)
 
     async def send(self, where: str, body: Optional[bytes]) -> _Answer:
         path = where[len(self.url):]
@@ -190,7 +190,7 @@ async def check_openai_endpoint(url: str, model: str, headers: dict[str, str], t
     """Raise :class:`ModelUnavailable` saying what to fix when ``url`` cannot serve ``model``:
     nothing listening, a refused key, no OpenAI API there (404: the URL lacks ``/v1``), or a
     model the server does not serve. Anything else (a 5xx, say) is left to the run's own calls.
-    ``trust_env`` (https, or a proxy to go through) sends it with httpx, else with h11."""
+    ``trust_env`` (https, or a proxy to go through) sends it with httpx, else over :mod:`qrelkit.llm.http1`."""
     transport = (_Proxied(headers, trust_env, connect_timeout) if trust_env
                  else _Plain(url, headers, connect_timeout))
     try:
