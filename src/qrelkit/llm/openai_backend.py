@@ -7,8 +7,8 @@ hundreds of calls per second against a GPU server.
 - One connection pool per endpoint, sized to the Client's concurrency,
   created lazily inside the running event loop (and re-created if a later
   ``asyncio.run`` uses a new loop). Plain-http endpoints (self-hosted
-  servers) use h11 over asyncio streams (see ``_H11Pool`` for the
-  measurements behind this); https endpoints and proxied networks use
+  servers) use :mod:`qrelkit.llm.http1` (httptools' parser under asyncio
+  protocols; the measurements behind it are there); https endpoints and proxied networks use
   ``httpx.AsyncClient``.
 - Several endpoints of one model are load-balanced: the endpoint with the
   fewest requests in flight wins, ties go round robin.
@@ -37,10 +37,10 @@ import asyncio
 import json
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Optional, Sequence
+from typing import Any, Optional, Sequence
 from urllib.parse import urlsplit
 
-import h11
+import msgspec
 
 from qrelkit.llm.base import (
     CHAT,
@@ -53,162 +53,19 @@ from qrelkit.llm.base import (
     ScoreResult,
     TokenLogprob,
 )
+from qrelkit.llm.http1 import Http1Pool, Reply
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 # What a failed exchange raises; httpx's own classes join when an httpx pool is made (httpx is
 # imported only then: a third of a judging command's imports, for plain-http servers it never serves)
 _TIMEOUTS: tuple[type[BaseException], ...] = (asyncio.TimeoutError,)
 _TRANSPORT: tuple[type[BaseException], ...] = (OSError, EOFError)
+# msgspec, not json, for the request body and the reply: ~1.5 us against ~28 us to encode a judge's
+# prompt (json escapes every non-ASCII character), ~0.8 against ~4 to decode a reply; the body's
+# bytes are the server's to read, not a cache key (the key stays json: qrelkit.llm.cache).
+_ENCODE = msgspec.json.Encoder().encode
+_DECODE = msgspec.json.Decoder().decode
 PROMPT_SCHEMA_INSTRUCTION = "\n\nAnswer with only a JSON object that matches this JSON schema:\n"
-
-
-class _Reply(NamedTuple):
-    status: int
-    retry_after: Optional[str]
-    content: bytes
-
-
-class _H11Conn:
-    __slots__ = ("reader", "writer", "h11")
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
-        self.reader, self.writer = reader, writer
-        self.h11 = h11.Connection(h11.CLIENT)
-
-    def reusable(self) -> bool:
-        return (
-            self.h11.our_state is h11.IDLE
-            and self.h11.their_state is h11.IDLE
-            and not self.writer.is_closing()
-            and not self.reader.at_eof()
-        )
-
-    def close(self) -> None:
-        self.writer.close()
-
-
-class _StaleConnection(Exception):
-    """A kept-alive connection the server had already closed; safe to resend on a new one."""
-
-
-class _H11Pool:
-    """Keep-alive HTTP/1.1 connections to one plain-http origin: h11 over asyncio streams.
-
-    Why not httpx.AsyncClient for these: measured on a 2-core machine
-    against a loopback server, its pool (httpcore's) rescans every connection
-    and waiting request on each event, costing ~12 ms of client CPU per call
-    at 64 calls in flight; one httpx call alone costs ~0.9 ms and one
-    httpcore connection ~0.5 ms (anyio layers, a socket write per part).
-    h11 still does the protocol; asyncio streams and one write per request
-    bring it to ~0.15 ms, which keeps a single process able to saturate a
-    GPU server. Connections are reused last-in first-out; any error or
-    cancellation (the Client's timeout) closes the connection in use.
-
-    Why not aiohttp, the library built for this (benchmarks/http_pool.py, same
-    prebuilt POST to the loopback fake server at 0.2 s latency, pools
-    alternated in one run on the shared 2-core machine):
-
-    ========= ============= ============== =========================
-    in flight pool          share of ideal client CPU per call (ms)
-    ========= ============= ============== =========================
-    64        h11 (this)    0.86           0.107
-    64        aiohttp 3.14  0.77           0.167
-    256       h11 (this)    0.62           0.100
-    256       aiohttp 3.14  0.49           0.133
-    ========= ============= ============== =========================
-
-    aiohttp is measurably worse at both loads (a third to a half more CPU
-    per call, a tenth to a fifth fewer calls per second), so this stays.
-    """
-
-    def __init__(self, base_url: str, headers: list[tuple[bytes, bytes]], size: int, connect_timeout: float):
-        u = urlsplit(base_url)
-        self.host = u.hostname or "127.0.0.1"
-        self.port = u.port or 80
-        self.prefix = (u.path.rstrip("/") or "").encode()
-        self.headers = [(b"Host", u.netloc.encode("idna")), *headers]
-        self.connect_timeout = connect_timeout
-        self.idle: list[_H11Conn] = []
-        self.sem = asyncio.Semaphore(size)
-
-    async def _connect(self) -> _H11Conn:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(self.host, self.port), self.connect_timeout
-        )
-        return _H11Conn(reader, writer)
-
-    async def post(self, path: str, body: bytes) -> _Reply:
-        return await self.request(path, body)
-
-    async def request(self, path: str, body: Optional[bytes], method: bytes = b"POST") -> _Reply:
-        """One exchange (a GET when ``body`` is None) on a kept-alive connection, or a new one."""
-        async with self.sem:
-            conn = None
-            while self.idle:
-                c = self.idle.pop()
-                if c.reusable():
-                    conn = c
-                    break
-                c.close()
-            if conn is not None:
-                try:
-                    return await self._exchange(conn, path, body, method)
-                except _StaleConnection:
-                    pass
-            try:
-                return await self._exchange(await self._connect(), path, body, method)
-            except _StaleConnection:
-                raise ConnectionError("server closed the connection without answering") from None
-
-    async def _exchange(self, conn: _H11Conn, path: str, body: Optional[bytes], method: bytes = b"POST") -> _Reply:
-        h = conn.h11
-        done = False
-        try:
-            if body is None:
-                req = h11.Request(method=method, target=self.prefix + path.encode(), headers=self.headers)
-                conn.writer.write(h.send(req) + h.send(h11.EndOfMessage()))
-            else:
-                req = h11.Request(
-                    method=method,
-                    target=self.prefix + path.encode(),
-                    headers=[*self.headers, (b"Content-Length", str(len(body)).encode())],
-                )
-                conn.writer.write(h.send(req) + h.send(h11.Data(data=body)) + h.send(h11.EndOfMessage()))
-            status, retry, chunks, got_any = 0, None, [], False
-            while True:
-                ev = h.next_event()
-                if ev is h11.NEED_DATA:
-                    data = await conn.reader.read(65536)
-                    if not data and not got_any:
-                        raise _StaleConnection()
-                    got_any = True
-                    h.receive_data(data)
-                elif isinstance(ev, h11.Response):
-                    status = ev.status_code
-                    for k, v in ev.headers:
-                        if k == b"retry-after":
-                            retry = v.decode("latin-1")
-                elif isinstance(ev, h11.Data):
-                    chunks.append(ev.data)
-                elif isinstance(ev, h11.EndOfMessage):
-                    break
-                elif isinstance(ev, h11.ConnectionClosed):
-                    raise ConnectionError("server closed the connection mid-response")
-            if h.our_state is h11.DONE and h.their_state is h11.DONE:
-                h.start_next_cycle()
-                self.idle.append(conn)
-                done = True
-            return _Reply(status, retry, b"".join(chunks))
-        except h11.ProtocolError as e:
-            raise ConnectionError(f"HTTP protocol error: {e}") from None
-        finally:
-            if not done:
-                conn.close()
-
-    async def aclose(self) -> None:
-        idle, self.idle = self.idle, []
-        for c in idle:
-            c.close()
 
 
 class _HttpxPool:
@@ -231,15 +88,15 @@ class _HttpxPool:
             limits=limits,
         )
 
-    async def post(self, path: str, body: bytes) -> _Reply:
+    async def post(self, path: str, body: bytes) -> Reply:
         resp = await self.client.post(path, content=body)
-        return _Reply(resp.status_code, resp.headers.get("retry-after"), resp.content)
+        return Reply(resp.status_code, resp.headers.get("retry-after"), resp.content)
 
     async def aclose(self) -> None:
         await self.client.aclose()
 
 
-def _use_h11_pool(url: str) -> bool:
+def _use_plain_pool(url: str) -> bool:
     u = urlsplit(url)
     if u.scheme != "http":
         return False
@@ -262,6 +119,15 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
     from qrelkit.llm.client import parse_retry_after
 
     return parse_retry_after(value)
+
+
+def _decode_reply(content: bytes) -> Any:
+    """A reply's JSON; what strict JSON refuses but Python's json reads (``-Infinity``, ``NaN``: a
+    Python server's log-probabilities) is read by json, as before."""
+    try:
+        return _DECODE(content)
+    except msgspec.DecodeError:
+        return json.loads(content)
 
 
 def _error_message(content: bytes) -> str:
@@ -351,7 +217,7 @@ class OpenAIBackend:
 
         headers = {k.decode(): v.decode() for k, v in self._headers}
         for ep in self.endpoints:
-            await check_openai_endpoint(ep.url, self.model, headers, trust_env=not _use_h11_pool(ep.url),
+            await check_openai_endpoint(ep.url, self.model, headers, trust_env=not _use_plain_pool(ep.url),
                                         key_set=self._key_set, connect_timeout=self._connect_timeout)
 
     # ---- endpoints -----------------------------------------------------------
@@ -371,7 +237,7 @@ class OpenAIBackend:
     def _pool(self, ep: _Endpoint) -> Any:
         loop = asyncio.get_running_loop()
         if ep.pool is None or ep.loop is not loop:
-            kind = _H11Pool if _use_h11_pool(ep.url) else _HttpxPool
+            kind = Http1Pool if _use_plain_pool(ep.url) else _HttpxPool
             ep.pool = kind(ep.url, self._headers, self.concurrency, self._connect_timeout)
             ep.loop = loop
         return ep.pool
@@ -383,7 +249,7 @@ class OpenAIBackend:
         try:
             pool = self._pool(ep)
             try:
-                reply = await pool.post(path, json.dumps(payload).encode())
+                reply = await pool.post(path, _ENCODE(payload))
             except _TIMEOUTS as e:
                 raise CallFailed(f"timeout talking to {ep.url}: {type(e).__name__}", unanswered=True) from None
             except _TRANSPORT as e:
@@ -393,7 +259,7 @@ class OpenAIBackend:
         status = reply.status
         if status == 200:
             try:
-                return json.loads(reply.content)
+                return _decode_reply(reply.content)
             except ValueError:
                 raise CallFailed(f"malformed response from {ep.url}: not JSON") from None
         msg = f"HTTP {status} from {ep.url}: {_error_message(reply.content)}"
