@@ -8,8 +8,9 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, NamedTuple, Optional
+from typing import Callable, Iterable, Iterator, NamedTuple, Optional, Sequence
 
+from qrelkit.store.core import placeholders
 from qrelkit.types import Case, Doc, Qrel, Topic
 
 Pair = tuple[str, str]
@@ -119,6 +120,18 @@ class CollectionStore:
     def doc(self, docid: str) -> Optional[Doc]:
         rows = self.query("SELECT docid, text, title FROM docs WHERE docid=?", (docid,))
         return Doc(*rows[0]) if rows else None
+
+    def docs_by_id(self, docids: Sequence[str]) -> dict[str, Doc]:
+        """The documents of ``docids`` that are here, by one query per 500 ids: a judging run reads a
+        page of cases' documents at once instead of one query each (a third of the per-case reads)."""
+        out: dict[str, Doc] = {}
+        ids = list(dict.fromkeys(docids))
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for row in self.query(f"SELECT docid, text, title FROM docs WHERE docid IN ({placeholders(len(chunk))})",
+                                  chunk):
+                out[row[0]] = Doc(*row)
+        return out
 
     def has_doc(self, docid: str) -> bool:
         return bool(self.query("SELECT 1 FROM docs WHERE docid=?", (docid,)))

@@ -50,6 +50,7 @@ class StoreCore:
         self._conn = conn
         self._lock = threading.RLock()
         self._depth = 0  # open transactions on this connection (only the lock holder changes it)
+        self._pending_calls: dict[str, tuple] = {}  # LLM answers not yet written (store.llm_calls)
 
     # ---- opening -----------------------------------------------------------
     @classmethod

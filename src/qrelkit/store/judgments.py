@@ -44,6 +44,7 @@ class JudgmentStore:
             for j in judgments
         ]
         with self.transaction() as c:
+            self.flush_calls()  # the answers behind these verdicts first (qrelkit.store.llm_calls)
             c.executemany(
                 f"INSERT INTO judgments({_JCOLS}, created_at, updated_at) "
                 "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
