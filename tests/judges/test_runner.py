@@ -175,3 +175,31 @@ def test_likelihood_auto_calibrates_on_original_labels(tmp_path):
     assert labels == {"h1": 1, "h2": 0}
     prov = json.loads(store.judgments()[0].provenance)
     assert prov["likelihood"]["calibration"]["n"] == 30
+
+
+def test_a_case_waiting_for_a_duplicates_answer_holds_no_call_slot(tmp_path):
+    """Four cases, two pairs of identical passages, two call slots: the second of each pair
+    waits for the first's answer (sent once), and the two distinct prompts are in flight
+    together; with one worker per slot, a waiting duplicate kept the second prompt back."""
+    import asyncio
+
+    store = Store.create(tmp_path / "ws")
+    store.upsert_topics([Topic("q1", "fox")])
+    store.upsert_docs([Doc("a1", "passage A"), Doc("a2", "passage A"), Doc("b1", "passage B"), Doc("b2", "passage B")])
+    store.upsert_cases([Case("q1", d, "llm", i + 1) for i, d in enumerate(["a1", "a2", "b1", "b2"])])
+
+    async def slow(m, p):
+        await asyncio.sleep(0.2)
+        return {"reason": "x", "grade": 2}
+
+    client = make_client(slow, store=store, concurrency=2)
+    s = run_judging(store, "zero-shot", client, concurrency=2)
+    assert s.judged == 4 and client.backend.calls == 2 and s.cache_hits == 2
+    assert client.backend.max_in_flight == 2
+    store.close()
+
+
+def test_a_client_allowing_more_calls_than_the_run_keeps_the_runs_bound(ws):
+    client = make_client(lambda m, p: {"reason": "x", "grade": 1}, store=ws, concurrency=8)
+    run_judging(ws, "zero-shot", client, concurrency=1)
+    assert client.backend.max_in_flight == 1

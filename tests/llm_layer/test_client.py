@@ -632,3 +632,14 @@ def test_the_cache_stores_the_text_its_key_signs(tmp_path, kind):
     run(client.complete(MSGS, schema=SCHEMA) if kind == "complete" else client.score("a b", " c"))
     ((key, request),) = store.query("SELECT key, request FROM llm_calls")
     assert hashlib.sha256(request.encode("utf-8")).hexdigest() == key
+
+
+def test_a_reply_strict_json_refuses_is_still_read():
+    """msgspec reads replies; what only Python's json reads (a Python server's -Infinity log-probability)
+    still comes through, and what neither reads is an error."""
+    from qrelkit.llm.openai_backend import _decode_reply
+
+    assert _decode_reply(b'{"a": [1, 2.5]}') == {"a": [1, 2.5]}
+    assert _decode_reply(b'{"logprob": -Infinity}')["logprob"] == float("-inf")
+    with pytest.raises(ValueError):
+        _decode_reply(b"<html>")
