@@ -14,12 +14,12 @@
    topic its judged passages, then others, all holes of the LLM share), against the same
    server, for every case count x in-flight count. Wall is the whole command (interpreter
    start-up to exit); ideal = server calls x latency / in flight; CPU is the command's
-   user + sys time (wait4 rusage of that child). The split into client (qrelkit.llm, h11 and
+   user + sys time (wait4 rusage of that child). The split into client (qrelkit.llm, its HTTP parser and
    the event loop's I/O), runner (everything else of the run: judging, judges, prompts,
    progress), store (qrelkit.store and SQLite under it) and start-up + exit (imports, CLI,
    anything outside the event loop) comes from a second run of the same row under
    ``py-spy record --nonblocking`` (sampling from outside, so the process is not slowed by
-   it): each sample goes to the bucket of its innermost qrelkit (or h11) frame, and the shares
+   it): each sample goes to the bucket of its innermost qrelkit frame, and the shares
    are applied to the first run's CPU. Each row also re-runs the command on the judged
    workspace and fails if that made any call. Goals (issue 30): >= 0.95 of ideal at 5,000
    cases and 64 in flight, >= 0.9 at 256, <= 0.5 ms of CPU per case (client + runner + store).
@@ -293,9 +293,9 @@ def main() -> None:
 DATA = ROOT.parent / "shared" / "data" / "llmjudge-dev"
 REPLY = '{"reason": "the passage answers the query", "grade": 2}'
 # py-spy attribution: a sample of the run (or of a helper thread) goes to the bucket of its innermost
-# qrelkit (or h11) frame; a sample of the run's event loop with neither (selector, transports,
+# qrelkit frame (httptools, the HTTP parser, is C: its time shows in qrelkit.llm.http1's frames); a sample of the run's event loop with neither (selector, transports,
 # scheduling) is the client's I/O
-OWNERS = (("qrelkit/store/", "store"), ("qrelkit/llm/", "client"), ("/h11/", "client"), ("qrelkit/", "runner"))
+OWNERS = (("qrelkit/store/", "store"), ("qrelkit/llm/", "client"), ("qrelkit/", "runner"))
 RUN = "arun_judging"  # frames under it are the run; the rest is start-up and exit
 
 
