@@ -365,7 +365,7 @@ def attribute(raw: Path) -> dict[str, float]:
     """Shares of the sampled CPU per bucket (store, client, runner, start-up and exit) from
     py-spy's raw stacks (``frame;frame;... count``, outermost first)."""
     got = {"client": 0, "runner": 0, "store": 0, "start-up+exit": 0}
-    for line in raw.read_text().splitlines():
+    for line in raw.read_text(errors="replace").splitlines():  # py-spy may write a frame name in another encoding
         stack, _, count = line.rpartition(" ")
         if not stack or not count.isdigit():
             continue

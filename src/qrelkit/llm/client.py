@@ -489,9 +489,10 @@ class Client:
                 res, parsed=parsed, latency=latency, cached=False, cost_usd=spent["cost"], model=self.model_id,
                 attempts=attempt, prompt_tokens=spent["ptok"], completion_tokens=spent["ctok"],
             )
-            stored = replace(out, prompt_tokens=res.prompt_tokens, completion_tokens=res.completion_tokens)
-            self._cache_put(key, Answer(self.model_id, request, _completion_to_dict(stored),
-                                        res.prompt_tokens, res.completion_tokens, dt, c))
+            stored = {**_completion_to_dict(out), "prompt_tokens": res.prompt_tokens,
+                      "completion_tokens": res.completion_tokens}  # this attempt's, as the answer replays
+            self._cache_put(key, Answer(self.model_id, request, stored, res.prompt_tokens, res.completion_tokens,
+                                        dt, c))
             return out, None, True, None
 
         estimate = sum(len(m.content) for m in msgs) // 4 + max_tokens

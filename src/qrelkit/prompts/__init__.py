@@ -60,6 +60,8 @@ class Template:
         return _sections(self.text)
 
     def render(self, section: str, **values: object) -> str:
+        if not values:  # a section with nothing to fill (a task's criteria) is the same every case
+            return _constant(self, section)
         try:
             body = self.sections[section]
         except KeyError:
@@ -73,6 +75,15 @@ class Template:
             if role in self.sections:
                 out.append(Message(role, self.render(role, **values)))
         return out
+
+
+@lru_cache(maxsize=None)
+def _constant(template: Template, section: str) -> str:
+    try:
+        body = template.sections[section]
+    except KeyError:
+        raise KeyError(f"template {template.name} has no section {section!r}") from None
+    return string.Template(body).substitute({})
 
 
 @lru_cache(maxsize=None)
