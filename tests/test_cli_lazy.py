@@ -51,6 +51,7 @@ def test_judge_zero_shot_imports_neither_numpy_nor_other_judges_nor_other_comman
     imported = set(json.loads(seen.read_text()))
     assert {"qrelkit.judges.zeroshot", "qrelkit.cli.judging", "qrelkit.judging.runner"} <= imported
     assert "numpy" not in imported
+    assert "pydantic" not in imported  # typer's option coercion (qrelkit.cli._coercion)
     assert imported.isdisjoint("qrelkit.judges." + m for m in ("confidence", "debate", "icl", "learned", "likelihood",
                                                               "narrative", "oneshot", "prefilter", "vote"))
     commands = {m.removeprefix("qrelkit.cli.") for m in imported if m.startswith("qrelkit.cli.")}
