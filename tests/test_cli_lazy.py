@@ -48,6 +48,10 @@ def test_judge_zero_shot_imports_neither_numpy_nor_other_judges_nor_other_comman
                             "--model", f"openai:fake@{url}", "--json"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert json.loads(r.stdout)["judged"] == 1
+    # the quick exit (cli._quick_exit) leaves the store closed: WAL checkpointed away, the judgment in it
+    assert sorted(p.name for p in (tmp_path / "ws").iterdir()) == ["qrelkit.lock", "qrelkit.sqlite"]
+    with Store.open(tmp_path / "ws") as s:
+        assert [(j.qid, j.docid) for j in s.judgments()] == [("q1", "d1")]
     imported = set(json.loads(seen.read_text()))
     assert {"qrelkit.judges.zeroshot", "qrelkit.cli.judging", "qrelkit.judging.runner"} <= imported
     assert "numpy" not in imported

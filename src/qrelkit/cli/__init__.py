@@ -78,6 +78,20 @@ def expand_variadic(argv: list[str]) -> list[str]:
     return out
 
 
+def _quick_exit() -> None:
+    """At exit, once the exit handlers registered after this one have run, freeze the objects
+    still alive so that the interpreter's teardown does not garbage-collect them: its full
+    collections over everything the command imported were most of its exit time (~35 of ~50 ms
+    measured for `judge`). Teardown itself still runs, and so do the exit handlers; what the
+    freeze skips is finalizing objects only a collection would free (reference cycles), which
+    Python never promises at exit anyway. The commands close what they write themselves (the
+    store by its ``with``: WAL checkpointed, files closed) before this runs."""
+    import atexit
+    import gc
+
+    atexit.register(gc.freeze)  # atexit runs handlers in reverse: after those registered later
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning user errors into one line and exit 2 (3: a model that
     cannot be used), and an interrupt
@@ -90,6 +104,8 @@ def main(argv: list[str] | None = None) -> None:
     from qrelkit.cli.progress import interrupted_message
     from qrelkit.errors import ModelUnavailable, QrelkitError
 
+    if argv is None:  # the program itself, not a caller in a longer-lived process (tests)
+        _quick_exit()
     args = expand_variadic(list(sys.argv[1:] if argv is None else argv))
     # a known command imports its own module; anything else (--help, a typo) lists them all
     app = _load([args[0]] if args and args[0] in COMMANDS else None)
