@@ -30,6 +30,7 @@ with the source ``auto-graded``: nothing is relevant yet either way.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -137,10 +138,13 @@ def resolve_threshold(spec: Union[str, int, None], qrels: Any, path: Optional[ob
 
     ``path`` names the reference in the error raised for a given threshold
     above the largest grade (the workspace's qrels when there is no file)."""
-    from qrelkit.data.qrels import as_pairs  # not at import time: the store imports this module
-
     wanted = parse_threshold(spec)
-    grades = as_pairs(qrels).values()
+    if isinstance(qrels, Mapping):  # what the runner passes: no need for the readers of qrelkit.data
+        grades = qrels.values()
+    else:
+        from qrelkit.data.qrels import as_pairs  # not at import time: the store imports this module
+
+        grades = as_pairs(qrels).values()
     top = max(grades, default=None)
     if wanted == AUTO_THRESHOLD:
         if top is not None and top <= 1:

@@ -17,7 +17,10 @@ from typing import Any, Callable, Optional
 
 import typer
 
+from qrelkit.cli import _coercion
 from qrelkit.cli._shown import SafeConsole, shown
+
+_coercion.install()  # plain option values without pydantic (see the module)
 
 app = typer.Typer(
     name="qrelkit",

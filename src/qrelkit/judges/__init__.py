@@ -14,6 +14,10 @@ examples) and ``narrative`` (relevance narratives induced from people's
 labels). ``auto`` is resolved by :func:`auto_method`; specs are parsed and
 composed in :mod:`qrelkit.judges.spec`.
 
+Each method's module is imported when a spec first names it (:data:`MODULES`, a static
+table): `qrelkit judge --method zero-shot` imports zero-shot's module, not the numpy behind
+confidence's signals or the debate's turns. :func:`methods` and :func:`describe` import them all.
+
 """
 
 from __future__ import annotations
@@ -55,6 +59,21 @@ from qrelkit.specs import fmt as _fmt
 
 REGISTRY: dict[str, type[Judge]] = {}
 
+# Where each built-in method is registered, so that a spec imports only the modules it names;
+# tests/judges/test_registry.py checks this table against what the modules register.
+MODULES: dict[str, str] = {
+    "confidence": "qrelkit.judges.confidence",
+    "debate": "qrelkit.judges.debate",
+    "icl": "qrelkit.judges.icl",
+    "learned": "qrelkit.judges.learned",
+    "likelihood": "qrelkit.judges.likelihood",
+    "narrative": "qrelkit.judges.narrative",
+    "oneshot": "qrelkit.judges.oneshot",
+    "prefilter": "qrelkit.judges.prefilter",
+    "vote": "qrelkit.judges.vote",
+    "zero-shot": "qrelkit.judges.zeroshot",
+}
+
 
 def register(cls: type[Judge]) -> type[Judge]:
     """Class decorator: makes a judge available under ``cls.NAME`` (a subclass of the contract in
@@ -68,20 +87,32 @@ def register(cls: type[Judge]) -> type[Judge]:
     return cls
 
 
+def known(name: str) -> bool:
+    """Is ``name`` a method (built in or registered), without importing any judge module?"""
+    return name in REGISTRY or name in MODULES
+
+
+def names() -> list[str]:
+    """Every method's name, sorted, without importing the judge modules (what an unknown name is told)."""
+    return sorted(set(MODULES) | set(REGISTRY))
+
+
+def judge_class(name: str) -> type[Judge]:
+    """The class registered under ``name``, importing its module if it is not loaded yet
+    (a :class:`KeyError` for an unknown name: :func:`known` first)."""
+    if name not in REGISTRY and name in MODULES:
+        import importlib
+
+        importlib.import_module(MODULES[name])
+    return REGISTRY[name]
+
+
 def _load() -> None:
     # importing the modules registers them (idempotent; cheap after the first time)
-    from qrelkit.judges import (  # noqa: F401
-        confidence,
-        debate,
-        icl,
-        learned,
-        likelihood,
-        narrative,
-        oneshot,
-        prefilter,
-        vote,
-        zeroshot,
-    )
+    import importlib
+
+    for module in MODULES.values():
+        importlib.import_module(module)
 
 
 def build(spec: JudgeSpec | str, defer_adjudication: bool = False) -> Judge:
@@ -92,8 +123,7 @@ def build(spec: JudgeSpec | str, defer_adjudication: bool = False) -> Judge:
     first and have only the overflow settled (see :mod:`qrelkit.judging.escalation`)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
-    _load()
-    cls = REGISTRY[spec.name]
+    cls = judge_class(spec.name)
     if issubclass(cls, ChainJudge):
         assert spec.then is not None  # parse_spec guarantees a judge after a chain's head
         return cls(spec, build(spec.then, defer_adjudication))

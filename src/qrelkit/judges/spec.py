@@ -46,19 +46,19 @@ AUTO_METHODS = {
 }
 
 
-def _registry() -> dict[str, type]:
-    from qrelkit import judges
+def _judge(name: str) -> type:
+    """The judge class of a known method name, its module imported on first use (qrelkit.judges.MODULES)."""
+    from qrelkit.judges import judge_class
 
-    judges._load()
-    return judges.REGISTRY
+    return judge_class(name)
 
 
 def _chains(name: str) -> bool:
-    return _registry()[name].CHAINS  # declared by the contract (judges.base), never probed
+    return _judge(name).CHAINS  # declared by the contract (judges.base), never probed
 
 
 def _batch(name: str) -> bool:
-    return _registry()[name].BATCH
+    return _judge(name).BATCH
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class JudgeSpec:
         """This judge (not its chain) with parameters set from their spec text, validated."""
         new = _part(Call(self.name, tuple((k, str(v)) for k, v in values.items())), f"{self.name} spec")
         params = tuple((k, new[k] if k in values else v) for k, v in self.params)
-        omitted = _omitted(_registry()[self.name].PARAMS, dict(params))
+        omitted = _omitted(_judge(self.name).PARAMS, dict(params))
         return dataclasses.replace(self, params=params, omitted=omitted, given=self.given | frozenset(values))
 
     def with_main(self, main: "JudgeSpec") -> "JudgeSpec":
@@ -117,7 +117,7 @@ class JudgeSpec:
         give and that declares a ``legacy`` value set to it. A job whose workspace already holds
         judgments under this id resumes them (a new default prompt never re-judges old work)."""
         main = self.main
-        declared = _registry()[main.name].PARAMS
+        declared = _judge(main.name).PARAMS
         old = {k: str(p.legacy) for k, p in declared.items() if p.legacy is not None and k not in main.given}
         if not old:
             return self
@@ -132,7 +132,7 @@ class JudgeSpec:
         from itertools import combinations
 
         main = self.main
-        declared = _registry()[main.name].PARAMS
+        declared = _judge(main.name).PARAMS
         old = {k: str(p.legacy) for k, p in declared.items() if p.legacy is not None and k not in main.given}
         out: list[JudgeSpec] = []
         for n in range(1, len(old) + 1):
@@ -176,15 +176,16 @@ def _as_stored(cls: type, given: set[str]) -> dict[str, Any]:
 
 
 def _part(call: Call, whole: str, stored: bool = True) -> JudgeSpec:
-    registry = _registry()
+    from qrelkit.judges import known, names
+
     name = ALIASES.get(call.name, call.name)
-    if name not in registry:
-        known = ", ".join(sorted(registry))
-        raise UsageError(f"method spec {whole!r}: unknown method {call.name!r}; choose from {known}")
-    declared = registry[name].PARAMS
+    if not known(name):
+        raise UsageError(f"method spec {whole!r}: unknown method {call.name!r}; choose from {', '.join(names())}")
+    cls = _judge(name)
+    declared = cls.PARAMS
     values = bind(declared, call.args, f"method spec {whole!r}: {name}")
     if stored:
-        values.update(_as_stored(registry[name], {k for k, _ in call.args}))
+        values.update(_as_stored(cls, {k for k, _ in call.args}))
     params = tuple(values.items())
     omitted = _omitted(declared, values)
     return JudgeSpec(name, params, omitted=omitted, given=frozenset(k for k, _ in call.args))

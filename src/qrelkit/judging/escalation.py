@@ -37,10 +37,9 @@ def for_people(j: Judgment) -> bool:
 def check_budget(spec: Any, budget: Optional[str | Budget]) -> None:
     """A batch judge spends its own human budget (a spec parameter); ``--budget`` would be a second one.
     ``spec`` is a JudgeSpec (the CLI checks before it builds anything)."""
-    from qrelkit.judges import REGISTRY, _load
+    from qrelkit.judges import judge_class
 
-    _load()
-    if budget is not None and str(budget).strip() and REGISTRY[spec.name].BATCH:
+    if budget is not None and str(budget).strip() and judge_class(spec.name).BATCH:
         raise UsageError(
             f"--budget does not apply to {spec.name}: its human budget is part of the method spec, "
             f"e.g. {spec.name}(budget=12.5%)"

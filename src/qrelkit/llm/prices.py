@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from pathlib import Path
 from typing import Mapping, Union
 
@@ -43,6 +42,8 @@ def load_price_file(path: Union[str, os.PathLike]) -> dict[str, Prices]:
         raw = p.read_bytes()
     except OSError as e:
         raise UsageError(f"{p}: cannot read price file: {e.strerror}") from None
+    import tomllib  # a price file is rare; its parser is not worth importing with every client
+
     try:
         data = tomllib.loads(raw.decode()) if p.suffix.lower() == ".toml" else json.loads(raw)
     except (ValueError, UnicodeDecodeError) as e:

@@ -82,7 +82,8 @@ def parse_model_spec(spec: str) -> ModelSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"empty model spec; {_EXAMPLES}")
     s = spec.strip()
-    if s == "local" or s == _default_local_id():
+    # the default's id is read from qrelkit.llm.local (numpy) only for a spec that could be it
+    if s == "local" or (s.startswith("local:") and s == _default_local_id()):
         return ModelSpec("local", "")  # the canonical id of the default reads back as the default
     kind, model, urls, query = _parts(s)
     if kind == "local" and ":" in s:
