@@ -421,6 +421,9 @@ def command_table(args: argparse.Namespace) -> None:
     if not (DATA / "passages.jsonl").exists():
         raise SystemExit(f"{DATA} is absent: this benchmark judges LLMJudge-dev passages")
     split = not args.no_split and shutil.which("py-spy") is not None
+    # bytecode as an installed package has it: a source checkout under PYTHONDONTWRITEBYTECODE (this
+    # machine sets it) would otherwise compile every module it imports in every timed command
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], check=True)
     root = Path(tempfile.mkdtemp(prefix="qrelkit-judge-bench-"))
     proc, url = start_server(args.latency, REPLY)
     rows = []
