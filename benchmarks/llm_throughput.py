@@ -19,8 +19,9 @@
    progress), store (qrelkit.store and SQLite under it) and start-up + exit (imports, CLI,
    anything outside the event loop) comes from a second run of the same row under
    ``py-spy record --nonblocking`` (sampling from outside, so the process is not slowed by
-   it): each sample goes to the bucket of its innermost qrelkit frame, and the shares
-   are applied to the first run's CPU. Each row also re-runs the command on the judged
+   it): each sample of the run goes to the bucket of its innermost qrelkit frame, and the shares
+   are applied to the first run's CPU less start-up + exit, which is the CPU of the re-run
+   (the same command on the judged workspace: nothing to judge). Each row also re-runs the command on the judged
    workspace and fails if that made any call. Goals (issue 30): >= 0.95 of ideal at 5,000
    cases and 64 in flight, >= 0.9 at 256, <= 0.5 ms of CPU per case (client + runner + store).
 
@@ -361,20 +362,29 @@ def timed(cmd: list[str]) -> tuple[dict, float, float]:
     return json.loads(proc.stdout), wall, cpu
 
 
+# frames only a judging run has (its judges, client, store calls); a sample with none of them, and no
+# event loop under it, is start-up or exit
+RUN_MARKS = ("qrelkit/judging/", "qrelkit/judges/", "qrelkit/llm/", "qrelkit/store/", "qrelkit/prompts/",
+             "_run_once", RUN)
+
+
 def attribute(raw: Path) -> dict[str, float]:
-    """Shares of the sampled CPU per bucket (store, client, runner, start-up and exit) from
-    py-spy's raw stacks (``frame;frame;... count``, outermost first)."""
-    got = {"client": 0, "runner": 0, "store": 0, "start-up+exit": 0}
+    """Shares of the judging run's sampled CPU per bucket (client, runner, store) from py-spy's raw
+    stacks (``frame;frame;... count``, outermost first). A sample taken in a system call can come
+    back cut short (no event loop frame under it): it still counts for the run when it holds one of
+    the run's frames (``RUN_MARKS``), by its innermost qrelkit frame; start-up and exit are measured
+    apart, by the re-run that has nothing to judge (:func:`command_row`)."""
+    got = {"client": 0, "runner": 0, "store": 0}
     for line in raw.read_text(errors="replace").splitlines():  # py-spy may write a frame name in another encoding
         stack, _, count = line.rpartition(" ")
         if not stack or not count.isdigit():
             continue
         helper = "(threading.py" in stack.split(";", 1)[0]  # the store's checkpointer, the progress heartbeat
-        if not helper and RUN not in stack and "_run_once" not in stack:
-            got["start-up+exit"] += int(count)
+        frames = stack.split(";")
+        if not helper and not any(m in f for f in frames for m in RUN_MARKS):
             continue
         owner = "client"
-        for frame in reversed(stack.split(";")):
+        for frame in reversed(frames):
             hit = next((name for mark, name in OWNERS if mark in frame), None)
             if hit is not None:
                 owner = hit
@@ -403,15 +413,18 @@ def command_row(cases: int, in_flight: int, latency: float, url: str, root: Path
     template = template_workspace(cases, root)
     ws = fresh_copy(template, root, f"run-{cases}-{in_flight}")
     out, wall, cpu = timed(judge_cmd(ws, url, in_flight))
-    again, _, _ = timed(judge_cmd(ws, url, in_flight))  # resumed: nothing left, so no call
+    again, _, cpu_again = timed(judge_cmd(ws, url, in_flight))  # resumed: nothing left, so no call
     calls = out["calls"] - out["cache_hits"]
     assert out["judged"] == out["cases"] == cases, out
     row = {"cases": cases, "in_flight": in_flight, "calls": calls, "wall_s": wall, "run_s": out["seconds"],
            "ideal_s": calls * latency / in_flight, "cpu_ms": 1000 * cpu / cases, "rerun_calls": again["calls"]}
     row["ratio"] = row["ideal_s"] / wall
     if split:
+        # start-up + exit: what the same command costs with nothing to judge (the re-run); the rest
+        # is the run's, split by the py-spy shares
+        row["start-up+exit_ms"] = min(row["cpu_ms"], 1000 * cpu_again / cases)
         shares = profiled_split(fresh_copy(template, root, f"spy-{cases}-{in_flight}"), url, in_flight, root)
-        row.update({f"{k}_ms": row["cpu_ms"] * v for k, v in shares.items()})
+        row.update({f"{k}_ms": (row["cpu_ms"] - row["start-up+exit_ms"]) * v for k, v in shares.items()})
     return row
 
 
