@@ -113,9 +113,6 @@ class _Recorder:
 
     GROUP = 64
     GROUP_SECONDS = 0.25
-    # progress is told at most this often (and at the last case, and by flush): a bar or a line
-    # every few seconds needs no more, and an update per case cost as much as a store read
-    EMIT_SECONDS = 0.1
 
     def __init__(self, store: Store, client: Client, method: str, model: str, task: Task, total: int,
                  progress: Optional[Callable[[ProgressUpdate], None]]):
@@ -125,7 +122,7 @@ class _Recorder:
         self.done = self.escalations = self.errors = 0
         self.unanswered = 0  # cases not recorded: the server gave no answer (the next run retries them)
         self.buffer: list[Any] = []
-        self.flushed_at = self.emitted_at = time.monotonic()
+        self.flushed_at = time.monotonic()
 
     def stage(self, text: str) -> None:
         """A long step inside judging (a batch judge scoring): the progress callback hears its name."""
@@ -134,28 +131,23 @@ class _Recorder:
             self.progress(ProgressUpdate(self.done, self.total, usage, self.escalations, self.errors, stage=text))
 
     def emit(self) -> None:
-        self.emitted_at = time.monotonic()
         if self.progress is not None:
             usage = self.client.usage - self.usage0
             self.progress(ProgressUpdate(self.done, self.total, usage, self.escalations, self.errors))
 
     def __call__(self, case: Case, v: Verdict) -> None:
         self.buffer.append(v.to_judgment(case, self.method, self.model, self.task))
-        now = time.monotonic()
-        if len(self.buffer) >= self.GROUP or now - self.flushed_at >= self.GROUP_SECONDS:
+        if len(self.buffer) >= self.GROUP or time.monotonic() - self.flushed_at >= self.GROUP_SECONDS:
             self.flush()
         self.done += 1
         self.escalations += int(v.escalated)
         self.errors += int(v.status == ERROR)
-        if now - self.emitted_at >= self.EMIT_SECONDS or self.done >= self.total:
-            self.emit()
+        self.emit()  # every case: a library caller's callback may act on a count (tests/engines/test_ray.py)
 
     def flush(self) -> None:
-        """Write the buffered verdicts, and tell progress how far the run is (what a stopped run says)."""
         if self.buffer:
             self.store.put_judgments(self.buffer)
             self.buffer = []
-            self.emit()
         self.flushed_at = time.monotonic()
 
 
