@@ -59,14 +59,16 @@ class Template:
     def sections(self) -> dict[str, str]:
         return _sections(self.text)
 
+    def section(self, name: str) -> str:
+        try:
+            return self.sections[name]
+        except KeyError:
+            raise KeyError(f"template {self.name} has no section {name!r}") from None
+
     def render(self, section: str, **values: object) -> str:
         if not values:  # a section with nothing to fill (a task's criteria) is the same every case
             return _constant(self, section)
-        try:
-            body = self.sections[section]
-        except KeyError:
-            raise KeyError(f"template {self.name} has no section {section!r}") from None
-        return string.Template(body).substitute({k: str(v) for k, v in values.items()})
+        return string.Template(self.section(section)).substitute({k: str(v) for k, v in values.items()})
 
     def messages(self, **values: object) -> list[Message]:
         """The ``system`` and ``user`` sections as chat messages."""
@@ -79,11 +81,7 @@ class Template:
 
 @lru_cache(maxsize=None)
 def _constant(template: Template, section: str) -> str:
-    try:
-        body = template.sections[section]
-    except KeyError:
-        raise KeyError(f"template {template.name} has no section {section!r}") from None
-    return string.Template(body).substitute({})
+    return string.Template(template.section(section)).substitute({})
 
 
 @lru_cache(maxsize=None)
