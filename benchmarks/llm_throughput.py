@@ -294,8 +294,8 @@ def main() -> None:
 DATA = ROOT.parent / "shared" / "data" / "llmjudge-dev"
 REPLY = '{"reason": "the passage answers the query", "grade": 2}'
 # py-spy attribution: a sample of the run (or of a helper thread) goes to the bucket of its innermost
-# qrelkit frame (httptools, the HTTP parser, is C: its time shows in qrelkit.llm.http1's frames); a sample of the run's event loop with neither (selector, transports,
-# scheduling) is the client's I/O
+# qrelkit frame (httptools, the HTTP parser, is C: its time shows under qrelkit.llm.http1's frames); a
+# sample of the run's event loop with no qrelkit frame (selector, transports, scheduling) is the client's I/O
 OWNERS = (("qrelkit/store/", "store"), ("qrelkit/llm/", "client"), ("qrelkit/", "runner"))
 RUN = "arun_judging"  # frames under it are the run; the rest is start-up and exit
 

@@ -4,6 +4,7 @@ that dies mid-reply, garbage, chunked and close-delimited bodies, Retry-After, c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -54,11 +55,17 @@ class Server:
             writer.close()
 
 
-async def serve(actions):
+@contextlib.asynccontextmanager
+async def pooled(actions, size=1, headers=()):
+    """A scripted server and a pool to it, both closed after the block."""
     srv = Server(actions)
     server = await asyncio.start_server(srv.handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    return srv, server, f"http://127.0.0.1:{port}/v1"
+    pool = Http1Pool(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1", list(headers), size, 5.0)
+    try:
+        yield srv, pool
+    finally:
+        await pool.aclose()
+        server.close()
 
 
 def run(coro):
@@ -67,14 +74,9 @@ def run(coro):
 
 def test_replies_come_back_and_a_kept_alive_connection_is_reused():
     async def go():
-        srv, server, url = await serve([])
-        pool = Http1Pool(url, [(b"Authorization", b"Bearer k")], 4, 5.0)
-        try:
+        async with pooled([], 4, [(b"Authorization", b"Bearer k")]) as (srv, pool):
             a = await pool.post("/chat/completions", b'{"x": 1}')
             b = await pool.post("/chat/completions", b'{"x": 2}')
-        finally:
-            await pool.aclose()
-            server.close()
         return srv, a, b
 
     srv, a, b = run(go())
@@ -88,13 +90,8 @@ def test_replies_come_back_and_a_kept_alive_connection_is_reused():
 
 def test_a_get_has_no_body_and_no_length():
     async def go():
-        srv, server, url = await serve([])
-        pool = Http1Pool(url, [], 1, 5.0)
-        try:
+        async with pooled([]) as (srv, pool):
             r = await pool.request("/models", None, b"GET")
-        finally:
-            await pool.aclose()
-            server.close()
         return srv, r
 
     srv, r = run(go())
@@ -104,14 +101,9 @@ def test_a_get_has_no_body_and_no_length():
 
 def test_a_connection_the_server_closed_unanswered_is_retried_once_on_a_new_one():
     async def go():
-        srv, server, url = await serve([OK, "close"])
-        pool = Http1Pool(url, [], 1, 5.0)
-        try:
+        async with pooled([OK, "close"]) as (srv, pool):
             await pool.post("/chat/completions", b"{}")
             r = await pool.post("/chat/completions", b"{}")  # the kept-alive one is closed by the server
-        finally:
-            await pool.aclose()
-            server.close()
         return srv, r
 
     srv, r = run(go())
@@ -120,14 +112,9 @@ def test_a_connection_the_server_closed_unanswered_is_retried_once_on_a_new_one(
 
 def test_a_new_connection_closed_unanswered_is_an_error_not_a_loop():
     async def go():
-        srv, server, url = await serve(["close", "close", "close"])
-        pool = Http1Pool(url, [], 1, 5.0)
-        try:
+        async with pooled(["close", "close", "close"]) as (srv, pool):
             with pytest.raises(ConnectionError, match="without answering"):
                 await pool.post("/chat/completions", b"{}")
-        finally:
-            await pool.aclose()
-            server.close()
         return srv
 
     srv = run(go())
@@ -137,29 +124,19 @@ def test_a_new_connection_closed_unanswered_is_an_error_not_a_loop():
 def test_a_reply_cut_short_is_an_error_never_a_partial_body():
     cut = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"par"
     async def go():
-        _, server, url = await serve([("cut", cut)])
-        pool = Http1Pool(url, [], 1, 5.0)
-        try:
+        async with pooled([("cut", cut)]) as (_, pool):
             with pytest.raises(ConnectionError, match="mid-response"):
                 await pool.post("/chat/completions", b"{}")
             return await pool.post("/chat/completions", b"{}")  # and the pool goes on
-        finally:
-            await pool.aclose()
-            server.close()
 
     assert run(go()).status == 200
 
 
 def test_garbage_is_a_protocol_error():
     async def go():
-        _, server, url = await serve([("cut", b"SSH-2.0-OpenSSH_9.2\r\n\r\n")])
-        pool = Http1Pool(url, [], 1, 5.0)
-        try:
+        async with pooled([("cut", b"SSH-2.0-OpenSSH_9.2\r\n\r\n")]) as (_, pool):
             with pytest.raises(ConnectionError, match="HTTP protocol error"):
                 await pool.post("/chat/completions", b"{}")
-        finally:
-            await pool.aclose()
-            server.close()
 
     run(go())
 
@@ -169,15 +146,10 @@ def test_chunked_and_close_delimited_bodies_are_read_whole_and_retry_after_is_ke
                b"4\r\n{\"a\"\r\n5\r\n: 12}\r\n0\r\n\r\n")
     delimited = b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{\"whole\": true}"
     async def go():
-        srv, server, url = await serve([chunked, ("then-close", delimited)])
-        pool = Http1Pool(url, [], 1, 5.0)
-        try:
+        async with pooled([chunked, ("then-close", delimited)]) as (srv, pool):
             a = await pool.post("/chat/completions", b"{}")
             b = await pool.post("/chat/completions", b"{}")
             c = await pool.post("/chat/completions", b"{}")  # the closed one is not reused
-        finally:
-            await pool.aclose()
-            server.close()
         return srv, a, b, c
 
     srv, a, b, c = run(go())
@@ -188,16 +160,11 @@ def test_chunked_and_close_delimited_bodies_are_read_whole_and_retry_after_is_ke
 
 def test_a_cancelled_exchange_closes_its_connection():
     async def go():
-        srv, server, url = await serve([("hang", b"")])
-        pool = Http1Pool(url, [], 1, 5.0)
-        try:
+        async with pooled([("hang", b"")]) as (srv, pool):
             with pytest.raises(TimeoutError):
                 async with asyncio.timeout(0.3):
                     await pool.post("/chat/completions", b"{}")
             r = await pool.post("/chat/completions", b"{}")
-        finally:
-            await pool.aclose()
-            server.close()
         return srv, r
 
     srv, r = run(go())
