@@ -62,20 +62,26 @@ def test_a_stored_learned_id_keeps_the_fixed_regularisation_it_was_fitted_with()
 
 
 FEEDBACK_ID = OLD_ID.replace("+pool)", "+pool+feedback)")  # the default from feedback to per_topic=query
+QUERY_ID = FEEDBACK_ID.replace("per_topic=false", "per_topic=query")  # the default until feedback_z
 
 
-def test_the_default_learned_id_is_the_feedback_one_with_query_signals_z_scored_per_topic():
-    assert canonical("learned") == FEEDBACK_ID.replace("per_topic=false", "per_topic=query")
+def test_the_default_learned_id_z_scores_the_query_signals_and_feedback_per_topic():
+    assert canonical("learned") == QUERY_ID.replace("doc_tokens=400,", "doc_tokens=400,feedback_z=40,")
 
 
-@pytest.mark.parametrize("stored", [OLD_ID, FEEDBACK_ID])
+@pytest.mark.parametrize("stored", [OLD_ID, FEEDBACK_ID, QUERY_ID])
 def test_the_default_learned_is_a_new_canonical_form(stored):
     assert canonical("learned") != stored
 
 
-@pytest.mark.parametrize("stored", [OLD_ID, FEEDBACK_ID])
+@pytest.mark.parametrize("stored", [OLD_ID, FEEDBACK_ID, QUERY_ID])
 def test_each_earlier_default_learned_id_canonicalises_to_itself(stored):
     assert canonical(stored) == stored
+
+
+@pytest.mark.parametrize("stored", [OLD_ID, FEEDBACK_ID, QUERY_ID])
+def test_an_id_stored_before_feedback_z_keeps_feedback_raw(stored):
+    assert parse_spec(stored)["feedback_z"] == "off"
 
 
 def test_a_default_learned_job_resumes_a_workspace_under_the_stored_id():
@@ -84,7 +90,14 @@ def test_a_default_learned_job_resumes_a_workspace_under_the_stored_id():
 
 def test_a_default_learned_job_looks_for_each_earlier_default_the_most_recent_first():
     forms = [str(s) for s in parse_spec("learned").earlier()]
-    assert forms.index(FEEDBACK_ID) < forms.index(OLD_ID)
+    assert forms.index(QUERY_ID) < forms.index(FEEDBACK_ID) < forms.index(OLD_ID)
+
+
+def test_a_bare_learned_resumes_a_workspace_judged_under_the_query_default(ws):  # noqa: F811
+    first = run_judging(ws, QUERY_ID.replace("signals=pmi+ql+dense+lexical+pool+feedback", "signals=lexical"),
+                        client(ws))
+    again = run_judging(ws, "learned(signals=lexical)", client(ws))
+    assert (again.method, again.new) == (first.method, 0)
 
 
 def test_a_bare_learned_resumes_a_workspace_judged_under_the_feedback_default(ws):  # noqa: F811

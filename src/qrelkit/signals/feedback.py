@@ -72,6 +72,8 @@ class Feedback(Signal):
     NAME = "feedback"
     FEATURES = ("has_relevant", "dense_rel_max", "dense_rel_mean", "dense_non_max", "dense_non_mean",
                 "bm25_rel_max", "bm25_rel_mean")
+    # the similarities, which learned(feedback_z=K) z-scores within the topic; has_relevant is a flag
+    SIMILARITIES = FEATURES[1:]
 
     def unavailable(self, ctx: SignalContext) -> Optional[str]:
         if not any(ctx.judged.values()):
