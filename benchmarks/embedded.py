@@ -1,6 +1,6 @@
 """The embedded judge's signals, alone and combined, against people's labels.
 
-    python benchmarks/embedded.py [--collection llmjudge|dl19] [--calib 200] [--n 1000] [--splits 20]
+    python benchmarks/embedded.py [--collection llmjudge|dl19|demo] [--calib 200] [--n 1000] [--splits 20]
                                   [--signals pmi+ql+dense+lexical+feedback] [--workspace DIR]
                                   [--data DIR] [--model local] [--per-topic [all|query]] [--c 0.1,cv]
     (also: python benchmarks/judges.py --experiment embedded ...)
@@ -18,6 +18,9 @@ rest of the NIST qrels are the people's labels, all of them what ``feedback`` co
 Each re-draw takes ``--calib`` labelled pairs to fit on, from a fixed seeded set of
 ``2 x --calib`` candidates (so the likelihood signals are computed once for them). With
 ``--fill`` the default ``learned`` judge also fills the holes end to end (``qrelkit fill``).
+
+``demo`` (bundled, no ``../shared``): fitted on the demo's 143 qrels, judged on its 44 holes, scored
+against the full labels it ships; one draw, as ``qrelkit demo`` decides it (so ± is 0).
 
 For each signal alone and each combination, a class-balanced logistic regression over
 standardised features is fitted on the labelled pairs and applied to the judged ones; mean ± sd
@@ -164,6 +167,20 @@ def judged_of(pairs, y) -> dict:
     return out
 
 
+def feedback_z(fx: np.ndarray, qids, src: np.ndarray, src_qids, k0) -> np.ndarray:
+    """``learned(feedback_z=k0)``: feedback's similarities as z-scores within the topic against the
+    labelled pairs' own values ``src`` (the people's labels feedback compares with), the moments
+    shrunk toward theirs over all topics (:func:`qrelkit.signals.combine.shrunk_moments`)."""
+    from qrelkit.signals import combine
+    from qrelkit.signals.feedback import Feedback
+
+    if k0 == "off":
+        return fx
+    only = [f in Feedback.SIMILARITIES for f in Feedback.FEATURES]
+    moments, fallback = combine.shrunk_moments(src, src_qids, float(k0), only)
+    return combine.per_topic_z(fx, qids, moments, fallback=fallback)
+
+
 def run_splits(cols, pairs, y, n_calib, splits, feedback, per_topic, cs=("0.1", "cv")):
     """{(row, c): [metrics per split]}; ``feedback(k, order)`` gives split k's feedback values."""
     names = list(cols) + (["feedback"] if feedback else [])
@@ -213,6 +230,8 @@ def llmjudge(a) -> None:
             x, s = asyncio.run(feedback_values(store, ctx, [pairs[i] for i in order],
                                                judged_of(lab, y[order[: a.calib]])))
             fsecs.append(s)
+            qids = [pairs[i][0] for i in order]
+            x = feedback_z(x, qids, x[: a.calib], qids[: a.calib], a.feedback_z)
             return tuple(f"feedback.{f}" for f in Feedback.FEATURES), x
 
         res = run_splits(cols, pairs, y, a.calib, a.splits, feedback if use_feedback else None, a.per_topic, a.c)
@@ -220,7 +239,8 @@ def llmjudge(a) -> None:
     rows = [(name, c, summarise(r), sum(secs.get(p, 0.0) for p in name.split("+")) / len(pairs))
             for (name, c), r in res.items()]
     table(f"{a.data.name}: {a.calib} labelled pairs, {a.n} judged (uniform, seed {a.seed}); relevant (grade>=2) "
-          f"among all: {y.mean():.3f}; load average {os.getloadavg()[0]:.1f}", rows, dropped, len(pairs), a.splits)
+          f"among all: {y.mean():.3f}; per_topic={a.per_topic or 'false'}, feedback_z={a.feedback_z}; "
+          f"load average {os.getloadavg()[0]:.1f}", rows, dropped, len(pairs), a.splits)
     print(f"workspace: {ws}")
 
 
@@ -270,6 +290,10 @@ def dl19(a) -> None:
         ctx = signals.context_from_store(store, client=client)
         cols, dropped = asyncio.run(signal_columns(names, pairs, ctx))
         fx, fsec = asyncio.run(feedback_values(store, ctx, pairs, judged_of(list(people), list(people.values()))))
+        if a.feedback_z != "off":  # the moments: every people label's own value, as the judge takes them
+            every, _ = asyncio.run(feedback_values(store, ctx, list(people), judged_of(list(people),
+                                                                                     list(people.values()))))
+            fx = feedback_z(fx, [q for q, _ in pairs], every, [q for q, _ in people], a.feedback_z)
     n_cand = len(candidates)
     res: dict = {}
     tests = rows_to_test(list(cols) + ["feedback"])
@@ -289,19 +313,73 @@ def dl19(a) -> None:
             for (name, c), r in res.items()]
     table(f"trec-dl-2019 leave out {GROUP}: {len(hidden)} hidden pairs ({int(y[n_cand:].sum())} relevant) judged; "
           f"{a.calib} labelled pairs per re-draw from {n_cand} candidates; feedback compares with all {len(people)} "
-          f"other NIST labels of those topics; load average {os.getloadavg()[0]:.1f}", rows, dropped, len(pairs),
+          f"other NIST labels of those topics; per_topic={a.per_topic or 'false'}, feedback_z={a.feedback_z}; "
+          f"load average {os.getloadavg()[0]:.1f}", rows, dropped, len(pairs),
           a.splits)
+    print(f"workspace: {ws}")
+
+
+def demo(a) -> None:
+    """The bundled demo: fitted on its qrels (the old runs' depth-10 pool), judged on its holes (the
+    new runs' pairs nobody judged), scored against the full labels it ships; one draw, as
+    ``qrelkit demo`` decides it (calib=200 takes all 143 labelled pairs)."""
+    from qrelkit import signals
+    from qrelkit.data import load_qrels
+    from qrelkit.demo import demo_paths
+    from qrelkit.llm import make_client
+    from qrelkit.signals.feedback import Feedback
+    from qrelkit.store import Store
+
+    d = demo_paths()
+    ws = a.workspace or Path(tempfile.mkdtemp(prefix="qrelkit-embedded-demo-"))
+    if not (ws / "qrelkit.sqlite").exists():
+        from qrelkit.workspace import load_collection, pool_workspace
+
+        with Store.create(ws) as store:  # what the demo's fill pools, without judging
+            load_collection(store, str(d.topics), str(d.docs), str(d.qrels), [str(p) for p in d.runs])
+            pool_workspace(store, depth=10, human_depth=0)
+    full = load_qrels(str(d.full_qrels)).pairs
+    names = [n for n in signals.parse_signals(a.signals) if n != "feedback"]
+    with Store.open(ws) as store:
+        qrels = store.qrels()
+        labelled = sorted(qrels)
+        holes = sorted((c.qid, c.docid) for c in store.cases() if (c.qid, c.docid) not in qrels)
+        pairs = labelled + holes
+        y = np.array([int(qrels[p] >= 2) for p in labelled] + [int(full[p] >= 2) for p in holes])
+        client = make_client(a.model, store=store, concurrency=a.concurrency) if {"pmi", "ql"} & set(names) else None
+        ctx = signals.context_from_store(store, client=client)
+        cols, dropped = asyncio.run(signal_columns(names, pairs, ctx))
+        fx, fsec = asyncio.run(feedback_values(store, ctx, pairs, judged_of(labelled, y[: len(labelled)])))
+    qids = [q for q, _ in pairs]
+    n = len(labelled)
+    fx = feedback_z(fx, qids, fx[:n], qids[:n], a.feedback_z)
+    blocks = {k: (c, x) for k, (c, x, _) in cols.items()}
+    blocks["feedback"] = (tuple(f"feedback.{f}" for f in Feedback.FEATURES), fx)
+    rows = []
+    secs = {k: sec for k, (_, _, sec) in cols.items()} | {"feedback": fsec}
+    for name, parts in rows_to_test(list(cols) + ["feedback"]):
+        x = np.hstack([blocks[p][1] for p in parts])
+        c_all = sum((blocks[p][0] for p in parts), ())
+        for c in a.c if len(parts) > 1 else a.c[:1]:
+            rows.append((name, c, summarise([evaluate(c_all, x, qids, y, n, a.per_topic, c)]),
+                         sum(secs.get(p, 0.0) for p in parts) / len(pairs)))
+    table(f"demo: {n} qrels fitted on, {len(holes)} holes judged ({int(y[n:].sum())} relevant); "
+          f"per_topic={a.per_topic or 'false'}, feedback_z={a.feedback_z}; load average {os.getloadavg()[0]:.1f}",
+          rows, dropped, len(pairs), 1)
     print(f"workspace: {ws}")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--collection", choices=("llmjudge", "dl19"), default="llmjudge")
+    ap.add_argument("--collection", choices=("llmjudge", "dl19", "demo"), default="llmjudge")
     ap.add_argument("--calib", type=int, default=200)
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--signals", default=None, help="default: pmi+ql+dense+lexical+feedback (+pool for dl19)")
     ap.add_argument("--per-topic", nargs="?", const="all", default=None, choices=("all", "query"),
                     help="per-topic z-scored features: all of them, or the query signals' only")
+    ap.add_argument("--feedback-z", default=None,
+                    help="feedback's similarities z-scored per topic with this many pseudo-pairs, or off "
+                         "(default: the judge's, qrelkit.signals.combine.FEEDBACK_K0)")
     ap.add_argument("--c", default="0.1,cv", help="the regularisations compared, joined by commas (0.1: fast)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workspace", type=Path, default=None, help="keep the workspace (and its caches) here")
@@ -314,8 +392,15 @@ def main(argv=None) -> int:
     ap.add_argument("--experiment", default="embedded", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     a.c = tuple(a.c.split(","))
+    if a.feedback_z is None:
+        from qrelkit.signals.combine import FEEDBACK_K0
+
+        a.feedback_z = FEEDBACK_K0
+    a.signals = a.signals or ("pmi+ql+dense+lexical+feedback" + ("" if a.collection == "llmjudge" else "+pool"))
+    if a.collection == "demo":  # bundled with qrelkit: no ../shared needed
+        demo(a)
+        return 0
     a.data = a.data or (DEFAULT_DATA if a.collection == "llmjudge" else DATA / "trec-dl-2019")
-    a.signals = a.signals or ("pmi+ql+dense+lexical+feedback" + ("+pool" if a.collection == "dl19" else ""))
     if not (a.data / "qrels.txt").exists():
         print(f"no data at {a.data} (expected topics.tsv, qrels.txt, passages.jsonl)", file=sys.stderr)
         return 2
