@@ -89,3 +89,19 @@ def test_a_bad_spec_stops_fill_with_exit_2(tmp_path, capsys, extra, problem):
         main(["fill", "-w", str(tmp_path / "ws"), *inputs, *extra])
     assert e.value.code == 2
     assert problem in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("wrong,said", [(0, "11 of them came back as relevant, and no other document was called "
+                                            "relevant (balanced accuracy 0.87)."),
+                                        (1, "1 document was called relevant that is not"),
+                                        (2, "2 documents were called relevant that are not")])
+def test_the_demo_story_says_how_many_documents_were_wrongly_called_relevant(wrong, said):
+    from types import SimpleNamespace
+
+    from qrelkit.cli.jobs import demo_story
+
+    result = SimpleNamespace(method="learned", model="local", pool={"pooled": 187, "holes": 44},
+                             judge={"relevant": 11 + wrong}, qrels=None, report=None)
+    rec = {"hidden_relevant": 15, "hidden": 44, "recovered_relevant": 11, "false_relevant": wrong,
+           "balanced_accuracy": 0.8667}
+    assert said in demo_story(result, rec, 6)

@@ -192,8 +192,9 @@ def demo_story(result, rec: dict, n_runs: int) -> str:
     if rec.get("hidden_relevant"):
         bal = rec.get("balanced_accuracy")
         wrong = rec["false_relevant"]
-        called = "1 document was called relevant that is not" if wrong == 1 else (
-            f"{wrong} documents were called relevant that are not")
+        called = {0: "and no other document was called relevant",
+                  1: "1 document was called relevant that is not"}.get(
+            wrong, f"{wrong} documents were called relevant that are not")
         lines.append(
             f"The demo had hidden {rec['hidden_relevant']} relevant documents among {rec['hidden']} labels; "
             f"{rec['recovered_relevant']} of them came back as relevant, {called}"
