@@ -273,7 +273,8 @@ def dl19(a) -> None:
     if a.fill:
         t0 = time.perf_counter()
         result = fill(ws, auto=True, topics=str(dl / "topics.tsv"), docs=str(dl / "passages.jsonl"),
-                      qrels=str(partial), runs=[str(dl / "runs" / "official")], method=a.method, report=False)
+                      qrels=str(partial), runs=[str(dl / "runs" / "official")], method=a.method, report=False,
+                      rejudge=a.rejudge)
         rec = recovered(result.qrels, partial, dl / "qrels.txt")
         print(f"fill --auto --method {a.method!r}: {rec['recovered_relevant']} of {rec['hidden_relevant']} hidden "
               f"relevant recovered, {rec['false_relevant']} false positives, balanced accuracy "
@@ -389,6 +390,8 @@ def main(argv=None) -> int:
     ap.add_argument("--splits", type=int, default=20, help="re-draws of which pairs are the labelled ones")
     ap.add_argument("--fill", action="store_true", help="dl19: (re)run fill --auto end to end first")
     ap.add_argument("--method", default="learned", help="dl19 --fill: the method")
+    ap.add_argument("--rejudge", action="store_true",
+                    help="dl19 --fill: start a new job in a workspace filled with another method")
     ap.add_argument("--experiment", default="embedded", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     a.c = tuple(a.c.split(","))
