@@ -16,12 +16,8 @@ from qrelkit.signals import combine, minilm
 from qrelkit.signals.feedback import Feedback
 
 from .test_learned import client, ws  # noqa: F401  (fixture)
+from .test_learned_feedback import HAVE_MODEL
 
-try:
-    minilm.model_zip()
-    HAVE_MODEL = True
-except minilm.ModelMissing:
-    HAVE_MODEL = False
 needs_model = pytest.mark.skipif(not HAVE_MODEL, reason=f"weights package missing: {minilm.INSTALL_HINT}")
 
 # two topics: a holds 1 and 3 (mean 2, variance 1), b holds 10 (variance 0); all: mean 14/3

@@ -42,9 +42,8 @@ def topic_moments(x: np.ndarray, qids: Sequence[str],
     out = {}
     for qid in np.unique(q):
         block = x[q == qid]
-        with np.errstate(all="ignore"):
-            mu = np.nanmean(np.where(np.isfinite(block), block, np.nan), axis=0) if len(block) else np.zeros(x.shape[1])
-            sd = np.nanstd(np.where(np.isfinite(block), block, np.nan), axis=0)
+        mu, var = _nan_moments(np.where(np.isfinite(block), block, np.nan))
+        sd = np.sqrt(var)
         mu = np.where(keep & np.isfinite(mu), mu, 0.0)
         sd = np.where(keep & np.isfinite(sd) & (sd > 0), sd, 1.0)
         out[str(qid)] = (mu, sd)
