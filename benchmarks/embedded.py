@@ -181,6 +181,23 @@ def feedback_z(fx: np.ndarray, qids, src: np.ndarray, src_qids, k0) -> np.ndarra
     return combine.per_topic_z(fx, qids, moments, fallback=fallback)
 
 
+def stacked(blocks: dict, parts, rows=slice(None)) -> tuple[tuple[str, ...], np.ndarray]:
+    """One combination's column names and feature matrix from the signals' ``(columns, values)``."""
+    return sum((blocks[p][0] for p in parts), ()), np.hstack([blocks[p][1][rows] for p in parts])
+
+
+def pooled_workspace(ws: Path, topics, docs, qrels, runs) -> None:
+    """The fill's workspace, pooled at depth 10 with no people's share, not judged (kept if present)."""
+    from qrelkit.store import Store
+    from qrelkit.workspace import load_collection, pool_workspace
+
+    if (ws / "qrelkit.sqlite").exists():
+        return
+    with Store.create(ws) as store:
+        load_collection(store, str(topics), str(docs), str(qrels), [str(r) for r in runs])
+        pool_workspace(store, depth=10, human_depth=0)
+
+
 def run_splits(cols, pairs, y, n_calib, splits, feedback, per_topic, cs=("0.1", "cv")):
     """{(row, c): [metrics per split]}; ``feedback(k, order)`` gives split k's feedback values."""
     names = list(cols) + (["feedback"] if feedback else [])
@@ -194,8 +211,7 @@ def run_splits(cols, pairs, y, n_calib, splits, feedback, per_topic, cs=("0.1", 
             blocks["feedback"] = (fcols, fx)
         qids = [pairs[i][0] for i in order]
         for name, parts in tests:
-            x = np.hstack([blocks[p][1] for p in parts])
-            c_all = sum((blocks[p][0] for p in parts), ())
+            c_all, x = stacked(blocks, parts)
             for c in cs if len(parts) > 1 else cs[:1]:
                 out.setdefault((name, c), []).append(evaluate(c_all, x, qids, y[order], n_calib, per_topic, c, seed=k))
     return out
@@ -263,13 +279,7 @@ def dl19(a) -> None:
     ws.mkdir(parents=True, exist_ok=True)
     partial = ws.parent / f"{ws.name}.qrels.hidden.txt"
     write_qrels(partial, [Qrel(q, d, g) for (q, d), g in sorted(nist.items()) if (q, d) not in drop.pairs])
-    if not (ws / "qrelkit.sqlite").exists():
-        from qrelkit.workspace import load_collection, pool_workspace
-
-        with Store.create(ws) as store:  # the fill's workspace, pooled at depth 10, without judging
-            load_collection(store, str(dl / "topics.tsv"), str(dl / "passages.jsonl"), str(partial),
-                            [str(dl / "runs" / "official")])
-            pool_workspace(store, depth=10, human_depth=0)
+    pooled_workspace(ws, dl / "topics.tsv", dl / "passages.jsonl", partial, [dl / "runs" / "official"])
     if a.fill:
         t0 = time.perf_counter()
         result = fill(ws, auto=True, topics=str(dl / "topics.tsv"), docs=str(dl / "passages.jsonl"),
@@ -305,8 +315,7 @@ def dl19(a) -> None:
         order = np.concatenate([pick, np.arange(n_cand, len(pairs))])
         qids = [pairs[i][0] for i in order]
         for name, parts in tests:
-            x = np.hstack([blocks[p][1][order] for p in parts])
-            c_all = sum((blocks[p][0] for p in parts), ())
+            c_all, x = stacked(blocks, parts, order)
             for c in a.c if len(parts) > 1 else a.c[:1]:
                 res.setdefault((name, c), []).append(evaluate(c_all, x, qids, y[order], a.calib, a.per_topic, c, k))
     secs = {n: s for n, (_, _, s) in cols.items()} | {"feedback": fsec}
@@ -333,12 +342,7 @@ def demo(a) -> None:
 
     d = demo_paths()
     ws = a.workspace or Path(tempfile.mkdtemp(prefix="qrelkit-embedded-demo-"))
-    if not (ws / "qrelkit.sqlite").exists():
-        from qrelkit.workspace import load_collection, pool_workspace
-
-        with Store.create(ws) as store:  # what the demo's fill pools, without judging
-            load_collection(store, str(d.topics), str(d.docs), str(d.qrels), [str(p) for p in d.runs])
-            pool_workspace(store, depth=10, human_depth=0)
+    pooled_workspace(ws, d.topics, d.docs, d.qrels, d.runs)
     full = load_qrels(str(d.full_qrels)).pairs
     names = [n for n in signals.parse_signals(a.signals) if n != "feedback"]
     with Store.open(ws) as store:
@@ -359,8 +363,7 @@ def demo(a) -> None:
     rows = []
     secs = {k: sec for k, (_, _, sec) in cols.items()} | {"feedback": fsec}
     for name, parts in rows_to_test(list(cols) + ["feedback"]):
-        x = np.hstack([blocks[p][1] for p in parts])
-        c_all = sum((blocks[p][0] for p in parts), ())
+        c_all, x = stacked(blocks, parts)
         for c in a.c if len(parts) > 1 else a.c[:1]:
             rows.append((name, c, summarise([evaluate(c_all, x, qids, y, n, a.per_topic, c)]),
                          sum(secs.get(p, 0.0) for p in parts) / len(pairs)))
