@@ -22,12 +22,17 @@
    it): each sample of the run goes to the bucket of its innermost qrelkit frame, and the shares
    are applied to the first run's CPU less start-up + exit, which is the CPU of the re-run
    (the same command on the judged workspace: nothing to judge). Each row also re-runs the command on the judged
-   workspace and fails if that made any call. Goals (issue 30): >= 0.95 of ideal at 5,000
+   workspace and fails if that made any call. ``--floor`` adds the floor of each row: a bare asyncio
+   client (benchmarks/bare_client.py, a fresh interpreter importing nothing of qrelkit) sending the
+   same request bodies (captured once from a run of the command) at the same in-flight count to the
+   same server, timed the same way; its ratio to ideal is what this machine and server allow, so
+   the difference to the command's ratio is qrelkit's, and its per-call lateness (answer time less
+   the latency) is the server's. Goals (issue 30): >= 0.95 of ideal at 5,000
    cases and 64 in flight, >= 0.9 at 256, <= 0.5 ms of CPU per case (client + runner + store).
 
 Run: python benchmarks/llm_throughput.py [--latency 0.2] [--calls 640] [--skip-model]
      python benchmarks/llm_throughput.py --judge [--cases 1000,5000,20000] [--in-flight 16,64,256]
-            [--no-split]   (py-spy: pip install 'qrelkit[bench]'; without it the split is left out)
+            [--no-split] [--floor]   (py-spy: pip install 'qrelkit[bench]'; without it the split is left out)
 """
 
 from __future__ import annotations
@@ -242,6 +247,8 @@ def main() -> None:
     ap.add_argument("--cases", default="1000,5000", help="--judge: case counts (20000 works too)")
     ap.add_argument("--in-flight", default="16,64,256", help="--judge: --concurrency values")
     ap.add_argument("--no-split", action="store_true", help="--judge: skip the py-spy CPU attribution pass")
+    ap.add_argument("--floor", action="store_true",
+                    help="--judge: also time benchmarks/bare_client.py, a bare asyncio client, on the same calls")
     args = ap.parse_args()
     if args.judge:
         command_table(args)
@@ -409,9 +416,43 @@ def fresh_copy(template: Path, root: Path, tag: str) -> Path:
     return ws
 
 
-def command_row(cases: int, in_flight: int, latency: float, url: str, root: Path, split: bool) -> dict:
+def script_server(url: str, **script: object) -> None:
+    base = url.removesuffix("/v1")
+    httpx.post(f"{base}/_reset")
+    httpx.post(f"{base}/_script", json={"reply": REPLY, **script})
+
+
+def captured_bodies(cases: int, url: str, latency: float, root: Path) -> Path:
+    """The request bodies a judging run of ``cases`` sends, one compact JSON a line: the command
+    once on a fresh copy, the server keeping what it is sent and answering at once (the set of
+    requests does not depend on the latency: one per distinct prompt), then scripted back."""
+    out = root / f"bodies-{cases}.jsonl"
+    if out.exists():
+        return out
+    script_server(url, keep_bodies=True, latency=0.0)
+    try:
+        timed(judge_cmd(fresh_copy(template_workspace(cases, root), root, f"capture-{cases}"), url, 64))
+        bodies = httpx.get(f"{url.removesuffix('/v1')}/_stats", timeout=60).json()["bodies"]
+    finally:
+        script_server(url, keep_bodies=False, latency=latency)
+    out.write_text("".join(json.dumps(b, separators=(",", ":"), ensure_ascii=False) + "\n" for b in bodies))
+    return out
+
+
+def floor_row(cases: int, in_flight: int, latency: float, url: str, root: Path) -> dict:
+    """The bare client (benchmarks/bare_client.py) on the same calls, timed as the command is."""
+    bodies = captured_bodies(cases, url, latency, root)
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "bare_client.py"), url, str(bodies), str(in_flight),
+           str(latency)]
+    out, wall, cpu = timed(cmd)
+    return {**out, "wall_s": wall, "cpu_ms": 1000 * cpu / cases}
+
+
+def command_row(cases: int, in_flight: int, latency: float, url: str, root: Path, split: bool,
+                floor: bool = False) -> dict:
     template = template_workspace(cases, root)
     ws = fresh_copy(template, root, f"run-{cases}-{in_flight}")
+    bare = floor_row(cases, in_flight, latency, url, root) if floor else None
     out, wall, cpu = timed(judge_cmd(ws, url, in_flight))
     again, _, cpu_again = timed(judge_cmd(ws, url, in_flight))  # resumed: nothing left, so no call
     calls = out["calls"] - out["cache_hits"]
@@ -419,6 +460,10 @@ def command_row(cases: int, in_flight: int, latency: float, url: str, root: Path
     row = {"cases": cases, "in_flight": in_flight, "calls": calls, "wall_s": wall, "run_s": out["seconds"],
            "ideal_s": calls * latency / in_flight, "cpu_ms": 1000 * cpu / cases, "rerun_calls": again["calls"]}
     row["ratio"] = row["ideal_s"] / wall
+    if bare is not None:
+        assert bare["calls"] == calls, (bare, calls)  # the same calls, or the floor compares nothing
+        row.update({"floor_wall_s": bare["wall_s"], "floor_ratio": row["ideal_s"] / bare["wall_s"],
+                    "server_late_ms": bare["late_mean_ms"], "server_late_p90_ms": bare["late_p90_ms"]})
     if split:
         # start-up + exit: what the same command costs with nothing to judge (the re-run); the rest
         # is the run's, split by the py-spy shares
@@ -443,7 +488,7 @@ def command_table(args: argparse.Namespace) -> None:
     try:
         for cases in sizes:
             for c in flights:
-                rows.append(command_row(cases, c, args.latency, url, root, split))
+                rows.append(command_row(cases, c, args.latency, url, root, split, args.floor))
                 print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     finally:
         proc.terminate()
@@ -453,6 +498,8 @@ def command_table(args: argparse.Namespace) -> None:
     print(f"\nwhole `qrelkit judge --method zero-shot` against a loopback server, {args.latency * 1000:.0f} ms "
           f"latency; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} cores")
     cols = ["cases", "in flight", "calls", "wall s", "run s", "ideal s", "of ideal", "CPU ms/case"]
+    if args.floor:
+        cols += ["floor wall s", "floor of ideal", "server late ms (mean/p90)"]
     if split:
         cols += ["client", "runner", "store", "start-up+exit"]
     print("| " + " | ".join(cols) + " |")
@@ -460,6 +507,9 @@ def command_table(args: argparse.Namespace) -> None:
     for r in rows:
         cells = [r["cases"], r["in_flight"], r["calls"], f"{r['wall_s']:.2f}", f"{r['run_s']:.2f}",
                  f"{r['ideal_s']:.2f}", f"{r['ratio']:.3f}", f"{r['cpu_ms']:.3f}"]
+        if args.floor:
+            cells += [f"{r['floor_wall_s']:.2f}", f"{r['floor_ratio']:.3f}",
+                      f"{r['server_late_ms']:.1f}/{r['server_late_p90_ms']:.1f}"]
         if split:
             cells += [f"{r[k + '_ms']:.3f}" for k in ("client", "runner", "store", "start-up+exit")]
         print("| " + " | ".join(str(c) for c in cells) + " |")
