@@ -248,6 +248,57 @@ def test_timeout_and_concurrency_with_scripted_backend():
     assert backend.max_in_flight == 3
 
 
+def test_a_freed_slot_sends_the_waiting_request_before_the_answer_is_handled():
+    """One slot, two callers: the second caller's request goes out as soon as the first answer
+    frees the slot, before the first caller handles that answer (in a judging run: its verdict,
+    store write, progress and next prompt), so the server does not wait for that work."""
+    events = []
+
+    async def answer(msgs, params):
+        events.append(f"sent {msgs[-1].content}")
+        await asyncio.sleep(0.01)
+        return msgs[-1].content
+
+    client = Client(ScriptedBackend(answer), concurrency=1, **FAST)
+
+    async def caller(name):
+        res = await client.complete([Message("user", name)])
+        events.append(f"handled {res.text}")
+
+    async def go():
+        await asyncio.gather(caller("a"), caller("b"), caller("c"))
+
+    run(go())
+    assert events == ["sent a", "sent b", "handled a", "sent c", "handled b", "handled c"]
+
+
+def test_a_caller_stopped_while_the_next_request_goes_out_keeps_its_answer_cached():
+    """The turn an answered call gives to the waiting caller is a point where the answered one can
+    be cancelled (Ctrl-C); the answer is paid for, so it is in the cache all the same."""
+    tasks = {}
+
+    async def answer(msgs, params):
+        if msgs[-1].content == "b":
+            tasks["a"].cancel()  # "a" was answered and is letting "b" go first
+        await asyncio.sleep(0.01)
+        return msgs[-1].content
+
+    backend = ScriptedBackend(answer)
+    client = Client(backend, concurrency=1, **FAST)
+
+    async def go():
+        tasks["a"] = asyncio.ensure_future(client.complete([Message("user", "a")]))
+        b = asyncio.ensure_future(client.complete([Message("user", "b")]))
+        with pytest.raises(asyncio.CancelledError):
+            await tasks["a"]
+        await b
+        again = await client.complete([Message("user", "a")])
+        return again
+
+    again = run(go())
+    assert again.cached and again.text == "a" and backend.calls == 2
+
+
 def test_client_survives_several_event_loops():
     client = Client(ScriptedBackend(lambda m, p: m[-1].content), concurrency=2)
 
