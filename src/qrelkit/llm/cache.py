@@ -58,6 +58,9 @@ class MemoryCache:
     def put(self, key: str, answer: Answer) -> None:
         self._d[key] = answer.response
 
+    def flush(self) -> None:
+        """Nothing is held: every answer is in the dict."""
+
     def __len__(self) -> int:
         return len(self._d)
 
@@ -76,3 +79,7 @@ class StoreCache:
         self.store.cache_put(
             key, a.model, a.request, a.response, a.prompt_tokens, a.completion_tokens, a.latency, a.cost_usd
         )
+
+    def flush(self) -> None:
+        """Write the answers held for the next group commit now (:class:`qrelkit.store.llm_calls.LLMCallStore`)."""
+        self.store.flush_calls()

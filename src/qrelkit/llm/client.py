@@ -267,6 +267,15 @@ class Client:
         return {**u.as_dict(), "errors": u.errors, "attempts": u.attempts, "retries": u.retries}
 
     async def aclose(self) -> None:
+        """Close the backend and write the answers the cache still holds (a workspace's cache
+        writes them on a short timer, which a loop ending with the client would never fire)."""
+        try:
+            flush = getattr(self.cache, "flush", None)
+            if flush is not None:
+                flush()
+        except Exception as e:  # noqa: BLE001 - as a failed put: paid again next run, said so
+            log.warning("could not cache the last LLM answers (%s: %s); they will be paid again next run",
+                        type(e).__name__, e)
         await self.backend.aclose()
 
     async def __aenter__(self) -> "Client":
