@@ -203,3 +203,40 @@ def test_a_client_allowing_more_calls_than_the_run_keeps_the_runs_bound(ws):
     client = make_client(lambda m, p: {"reason": "x", "grade": 1}, store=ws, concurrency=8)
     run_judging(ws, "zero-shot", client, concurrency=1)
     assert client.backend.max_in_flight == 1
+
+
+def test_the_first_requests_leave_one_by_one_not_after_every_worker_has_prepared(ws):
+    """Started together, all 2 x concurrency workers prepared their first case before the first
+    request was written (0.1 s at 256 in flight); started one loop turn apart, each worker's
+    request leaves while the next one prepares."""
+    import asyncio
+
+    from qrelkit.judges import build, parse_spec
+    from qrelkit.judging.runner import _Inputs, _judge_each
+    from qrelkit.judging.selection import resolve_task
+
+    events: list[str] = []
+
+    def answer(m, p):
+        events.append("sent")
+        return {"reason": "x", "grade": 1}
+
+    client = make_client(answer, store=ws, concurrency=2)
+    inputs = _Inputs(ws, resolve_task(ws))
+    cases = [c for c in select_cases(ws)]
+    inputs.prefetch(cases)
+
+    def prepared(case):
+        events.append("prepared")
+        return inputs(case)
+
+    class Record:
+        total, unanswered, verdicts = len(cases), 0, []
+
+        def __call__(self, case, v):
+            self.verdicts.append(v)
+
+    record = Record()
+    asyncio.run(_judge_each(build(parse_spec("zero-shot")), cases, client, 2, prepared, record))
+    assert len(record.verdicts) == len(cases) == 6 and events.count("sent") == 6
+    assert events.index("sent") == 1, events  # the first request before the second case is prepared

@@ -178,9 +178,17 @@ async def _judge_each(judge: Judge, cases: Iterable[Case], client: Client, concu
             else:
                 record.unanswered += 1
 
-    n = WORKERS_PER_SLOT * concurrency if client.concurrency <= concurrency else concurrency
-    workers = [asyncio.ensure_future(worker()) for _ in range(min(n, max(1, record.total)))]
+    n = min(WORKERS_PER_SLOT * concurrency if client.concurrency <= concurrency else concurrency,
+            max(1, record.total))
+    workers: list[asyncio.Future] = []
     try:
+        # The first ``concurrency`` workers one loop turn apart, so that each one's request is
+        # written while the next prepares its case; started together, every worker prepared
+        # its first case (~0.2 ms each) before the first request left, 0.1 s at 256 in flight.
+        for i in range(n):
+            workers.append(asyncio.ensure_future(worker()))
+            if i < concurrency:
+                await asyncio.sleep(0)
         await asyncio.gather(*workers)
     except BaseException:
         for w in workers:
