@@ -12,7 +12,6 @@ from qrelkit.llm import Client, Message, ScriptedBackend
 from qrelkit.store import Store
 from qrelkit.types import Case, Doc, Judgment
 
-
 SCHEMA = {"type": "object", "properties": {"grade": {"type": "integer"}}, "required": ["grade"]}
 
 

@@ -11,6 +11,7 @@ import logging
 import sqlite3
 from typing import Optional
 
+from qrelkit.jsontext import sorted_json
 from qrelkit.store.core import now
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ class LLMCallStore:
     ) -> None:
         row = (
             key, model, request if isinstance(request, str) else json.dumps(request, sort_keys=True),
-            json.dumps(response, sort_keys=True), prompt_tokens, completion_tokens, latency, cost_usd, now(),
+            sorted_json(response), prompt_tokens, completion_tokens, latency, cost_usd, now(),
         )
         try:
             loop = asyncio.get_running_loop()
