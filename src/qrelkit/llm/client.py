@@ -136,10 +136,10 @@ async def _after_waiters() -> None:
 
     The answers of a round arrive together; handled one after another, each slot they free stayed
     idle until every answer of the round before it was handled, and the server waited for that
-    (benchmarks/llm_throughput.py --judge). Two turns of the event loop: in the first the waiter
-    takes the slot and ``wait_for`` makes the task of its call, in the second that task writes the
-    request; this worker resumes behind it."""
-    await asyncio.sleep(0)
+    (benchmarks/llm_throughput.py --judge). One turn of the event loop: the waiter takes the slot
+    and writes its request in its own task (the attempt's timeout is ``asyncio.timeout``, not
+    ``wait_for``, whose task of its own needed a second turn and a task per call); this worker
+    resumes behind it."""
     await asyncio.sleep(0)
 
 
@@ -347,11 +347,9 @@ class Client:
             async with self._sem:
                 t0 = time.perf_counter()
                 try:
-                    # wait_for, though it wraps the call in a task of its own (asyncio.timeout does not,
-                    # ~1% of the CPU per call): with asyncio.timeout the Ctrl-C test of
-                    # tests/judges/test_paging.py failed twice under load (docs/benchmarks.md)
-                    res = await asyncio.wait_for(call(), self.timeout)
-                except asyncio.TimeoutError:
+                    async with asyncio.timeout(self.timeout):
+                        res = await call()
+                except TimeoutError:
                     res, error, unanswered = None, f"timeout after {self.timeout:g}s", True
                 except CallFailed as e:
                     res, error, retryable, retry_after = None, str(e), e.retryable, e.retry_after
