@@ -268,7 +268,7 @@ class Client:
 
     async def aclose(self) -> None:
         """Close the backend and write the answers the cache still holds (a workspace's cache
-        writes them on a short timer, which a loop ending with the client would never fire)."""
+        holds them some milliseconds to write them together: a client that is done writes them now)."""
         try:
             flush = getattr(self.cache, "flush", None)
             if flush is not None:

@@ -31,19 +31,20 @@ class LLMCallStore:
     Answers that arrive inside a running event loop are held for ``FLUSH_SECONDS`` and written
     together in one transaction (:meth:`flush_calls`; a verdict write flushes them first, so a
     verdict is never stored before its call). Why: one commit per answer was a third of the
-    store's CPU in a judging run at hundreds of calls a second. A timer rather than the loop's
+    store's CPU in a judging run at hundreds of calls a second. A delay rather than the loop's
     next iteration, because the client lets waiting workers send between the answers of one
     burst (``client._after_waiters``), which spreads a burst over many iterations: flushed per
     iteration, commits tripled (2.4 answers each instead of 6.9 at 256 in flight). A kill loses
     at most the answers of the last ``FLUSH_SECONDS``, which are paid again on the next run; a
     loop that ends writes what is held (see :meth:`cache_put`), and so do a client closing
-    (``Client.aclose``), a verdict write and the store closing. Outside an event loop (threads, scripts) each answer is written at once. Until
-    written, an answer is read from memory, so the same request is never paid twice in one process."""
+    (``Client.aclose``), a verdict write and the store closing. Outside an event loop (threads,
+    scripts) each answer is written at once. Until written, an answer is read from memory, so
+    the same request is never paid twice in one process."""
 
     FLUSH_SECONDS = 0.02
 
     _pending_calls: dict[str, tuple]  # key -> the row to write (StoreCore.__init__)
-    _flush_loop: object = None  # the event loop whose timer will write them
+    _flush_loop: object = None  # the event loop whose flush task will write them
 
     def cache_get(self, key: str) -> Optional[dict]:
         if self._pending_calls:
