@@ -9,21 +9,30 @@ types json refuses. :func:`msgspec_safe` tells the values it writes exactly as j
 from __future__ import annotations
 
 import json
+from typing import Optional
 
 import msgspec
 
-SORTED = msgspec.json.Encoder(order="sorted").encode
+_SORTED = msgspec.json.Encoder(order="sorted").encode
+
+
+def fast_sorted(obj: object) -> Optional[bytes]:
+    """``obj`` as compact JSON with sorted keys, written by msgspec, when that is exactly what
+    ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` would write
+    (UTF-8 encoded); None when it might not be, and the caller's json decides."""
+    if msgspec_safe(obj):
+        try:
+            return _SORTED(obj)
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):  # json decides, and says why
+            pass
+    return None
 
 
 def sorted_json(obj: object) -> str:
     """JSON text with sorted keys, for a stored response that is only ever parsed again: msgspec's
-    compact text where it means the same as json's (:func:`msgspec_safe`; NaN stays ``NaN``)."""
-    if msgspec_safe(obj):
-        try:
-            return SORTED(obj).decode("utf-8")
-        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
-            pass
-    return json.dumps(obj, sort_keys=True)
+    compact text where it means the same as json's (:func:`fast_sorted`; NaN stays ``NaN``)."""
+    raw = fast_sorted(obj)
+    return raw.decode("utf-8") if raw is not None else json.dumps(obj, sort_keys=True)
 
 
 def msgspec_safe(obj: object, depth: int = 0) -> bool:

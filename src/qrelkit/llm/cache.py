@@ -14,9 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-import msgspec
-
-from qrelkit.jsontext import SORTED, msgspec_safe
+from qrelkit.jsontext import fast_sorted
 
 if TYPE_CHECKING:
     from qrelkit.store import Store
@@ -34,15 +32,12 @@ def signed_request(kind: str, model: str, payload: dict) -> tuple[str, str]:
     definition every key ever stored was made with. msgspec writes the same bytes ~15x faster
     (a judge's request: ~2 us against ~28 us, 4% of a judging run's CPU) for everything but
     floats outside [1e-4, 1e16) (``1e-05``: msgspec ``0.00001``), NaN/infinity and a few types it
-    takes that json refuses; :func:`msgspec_safe` sends those to json, so no key changes
+    takes that json refuses; :func:`qrelkit.jsontext.fast_sorted` sends those to json, so no key changes
     (tests/llm_layer/test_cache_key.py compares the two on generated requests)."""
     obj = {"kind": kind, "model": model, **payload}
-    if msgspec_safe(obj):
-        try:
-            raw = SORTED(obj)
-            return hashlib.sha256(raw).hexdigest(), raw.decode("utf-8")
-        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):  # json decides, and says why
-            pass
+    raw = fast_sorted(obj)
+    if raw is not None:
+        return hashlib.sha256(raw).hexdigest(), raw.decode("utf-8")
     blob = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest(), blob
 
