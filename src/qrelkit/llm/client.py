@@ -270,9 +270,7 @@ class Client:
         """Close the backend and write the answers the cache still holds (a workspace's cache
         holds them some milliseconds to write them together: a client that is done writes them now)."""
         try:
-            flush = getattr(self.cache, "flush", None)
-            if flush is not None:
-                flush()
+            self.cache.flush()
         except Exception as e:  # noqa: BLE001 - as a failed put: paid again next run, said so
             log.warning("could not cache the last LLM answers (%s: %s); they will be paid again next run",
                         type(e).__name__, e)
