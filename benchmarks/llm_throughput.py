@@ -94,14 +94,7 @@ def start_server(latency: float, reply: str = '{"relevant": true, "grade": 2}') 
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"{base}/v1/models", timeout=1).status_code == 200:
-                httpx.post(
-                    f"{base}/_script",
-                    json={
-                        "keep_bodies": False,
-                        "latency": latency,
-                        "reply": reply,
-                    },
-                )
+                script_server(f"{base}/v1", reply=reply, keep_bodies=False, latency=latency)
                 return proc, f"{base}/v1"
         except httpx.HTTPError:
             time.sleep(0.1)
@@ -416,10 +409,10 @@ def fresh_copy(template: Path, root: Path, tag: str) -> Path:
     return ws
 
 
-def script_server(url: str, **script: object) -> None:
+def script_server(url: str, reply: str = REPLY, **script: object) -> None:
     base = url.removesuffix("/v1")
     httpx.post(f"{base}/_reset")
-    httpx.post(f"{base}/_script", json={"reply": REPLY, **script})
+    httpx.post(f"{base}/_script", json={"reply": reply, **script})
 
 
 def captured_bodies(cases: int, url: str, latency: float, root: Path) -> Path:
