@@ -96,34 +96,6 @@ def create_app() -> FastAPI:
     async def models() -> dict:
         return {"object": "list", "data": [{"id": "fake", "object": "model"}]}
 
-    def envelope(text: str, body: dict) -> dict:
-        choice: dict = {
-            "index": 0,
-            "message": {"role": "assistant", "content": text},
-            "finish_reason": "stop",
-        }
-        if body.get("logprobs") and not st.script.get("omit_logprobs"):
-            n = int(body.get("top_logprobs") or 0)
-            content = []
-            for ch in text[:8]:
-                top = [{"token": ch, "logprob": -0.1}] + [
-                    {"token": f"alt{k}", "logprob": -3.0 - k} for k in range(max(0, n - 1))
-                ]
-                content.append({"token": ch, "logprob": -0.1, "top_logprobs": top[:n]})
-            choice["logprobs"] = {"content": content}
-        return {
-            "id": "fake-1",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model"),
-            "choices": [choice],
-            "usage": {
-                "prompt_tokens": st.script["prompt_tokens"],
-                "completion_tokens": st.script["completion_tokens"],
-                "total_tokens": st.script["prompt_tokens"] + st.script["completion_tokens"],
-            },
-        }
-
     async def handle(req: Request, kind: str) -> Response:
         gen = st.gen
         st.calls += 1
@@ -161,7 +133,7 @@ def create_app() -> FastAPI:
                 text = text[: max(1, len(text) // 2)]
             elif fault == "wrong_schema":
                 text = '{"label": "yes"}'
-            return JSONResponse(envelope(text, body))
+            return JSONResponse(envelope(st.script, text, body))
         finally:
             if gen == st.gen:
                 st.in_flight -= 1
@@ -211,22 +183,38 @@ def create_app() -> FastAPI:
     return app
 
 
+def envelope(script: dict, text: str, body: dict) -> dict:
+    """A chat completion answering ``text``, with log-probabilities when ``body`` asks for them."""
+    choice: dict = {
+        "index": 0,
+        "message": {"role": "assistant", "content": text},
+        "finish_reason": "stop",
+    }
+    if body.get("logprobs") and not script.get("omit_logprobs"):
+        n = int(body.get("top_logprobs") or 0)
+        content = []
+        for ch in text[:8]:
+            top = [{"token": ch, "logprob": -0.1}] + [
+                {"token": f"alt{k}", "logprob": -3.0 - k} for k in range(max(0, n - 1))
+            ]
+            content.append({"token": ch, "logprob": -0.1, "top_logprobs": top[:n]})
+        choice["logprobs"] = {"content": content}
+    return {
+        "id": "fake-1",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model"),
+        "choices": [choice],
+        "usage": {
+            "prompt_tokens": script["prompt_tokens"],
+            "completion_tokens": script["completion_tokens"],
+            "total_tokens": script["prompt_tokens"] + script["completion_tokens"],
+        },
+    }
+
+
 def _reply_body(sc: dict) -> bytes:
-    return json.dumps(
-        {
-            "id": "fake-1",
-            "object": "chat.completion",
-            "model": "fake",
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": sc["reply"]}, "finish_reason": "stop"}
-            ],
-            "usage": {
-                "prompt_tokens": sc["prompt_tokens"],
-                "completion_tokens": sc["completion_tokens"],
-                "total_tokens": sc["prompt_tokens"] + sc["completion_tokens"],
-            },
-        }
-    ).encode()
+    return json.dumps(envelope(sc, sc["reply"], {"model": "fake"})).encode()
 
 
 class _Request:
