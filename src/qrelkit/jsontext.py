@@ -37,7 +37,11 @@ def sorted_json(obj: object) -> str:
 
 def msgspec_safe(obj: object, depth: int = 0) -> bool:
     """Does msgspec write ``obj`` byte for byte as ``json.dumps`` does (sorted keys, and the
-    separators and ``ensure_ascii=False`` of the caller)?"""
+    separators and ``ensure_ascii=False`` of the caller)?
+
+    Loops rather than ``all(generator)``, and the leaves of a container (mostly strings) are
+    tested in place instead of by a call each: a judge's request has ~20 values, and the
+    generator form cost more (~10 us on this machine) than the msgspec encoding it guards."""
     t = type(obj)
     if t is str or t is int or t is bool or obj is None:
         return True
@@ -47,7 +51,17 @@ def msgspec_safe(obj: object, depth: int = 0) -> bool:
     if depth > 64:  # as deep as json's own recursion check would let through, roughly
         return False
     if t is dict:
-        return all(type(k) is str and msgspec_safe(v, depth + 1) for k, v in obj.items())  # type: ignore[union-attr]
+        for k, v in obj.items():  # type: ignore[union-attr]
+            if type(k) is not str:
+                return False
+            tv = type(v)
+            if tv is not str and tv is not int and tv is not bool and v is not None and not msgspec_safe(v, depth + 1):
+                return False
+        return True
     if t is list or t is tuple:
-        return all(msgspec_safe(v, depth + 1) for v in obj)  # type: ignore[union-attr]
+        for v in obj:  # type: ignore[union-attr]
+            tv = type(v)
+            if tv is not str and tv is not int and tv is not bool and v is not None and not msgspec_safe(v, depth + 1):
+                return False
+        return True
     return False
