@@ -10,6 +10,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+# json.dumps(obj, sort_keys=True, default=str) without building an encoder per call (one per judgment)
+_PROVENANCE_JSON = json.JSONEncoder(sort_keys=True, default=str).encode
+
 USAGE_KEYS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")
 
 
@@ -54,15 +57,19 @@ class Usage:
         return cls(*(int(d.get(k) or 0) for k in USAGE_KEYS[:4]), float(d.get("cost_usd") or 0.0),
                    errors=int(d.get("errors") or 0), attempts=int(d.get("attempts") or 0))
 
+    # field by field, not a generator over the fields: a run adds and subtracts a few per case (Meter,
+    # the progress count), and the generator form was ~3x slower
     def __add__(self, other: "Usage") -> "Usage":
-        return Usage(*(a + b for a, b in zip(self._values(), other._values())))
+        return Usage(self.calls + other.calls, self.cache_hits + other.cache_hits,
+                     self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens,
+                     self.cost_usd + other.cost_usd, self.errors + other.errors, self.latency + other.latency,
+                     self.attempts + other.attempts)
 
     def __sub__(self, other: "Usage") -> "Usage":
-        return Usage(*(a - b for a, b in zip(self._values(), other._values())))
-
-    def _values(self) -> tuple:
-        return (self.calls, self.cache_hits, self.prompt_tokens, self.completion_tokens, self.cost_usd,
-                self.errors, self.latency, self.attempts)
+        return Usage(self.calls - other.calls, self.cache_hits - other.cache_hits,
+                     self.prompt_tokens - other.prompt_tokens, self.completion_tokens - other.completion_tokens,
+                     self.cost_usd - other.cost_usd, self.errors - other.errors, self.latency - other.latency,
+                     self.attempts - other.attempts)
 
     def as_dict(self) -> dict:
         """The five contract keys (cost rounded to 8 decimals, as every record stores it)."""
@@ -154,7 +161,7 @@ class Provenance:
         return cls(json.loads(text or "{}"))
 
     def to_json(self) -> str:
-        return json.dumps(dict(self.data), sort_keys=True, default=str)
+        return _PROVENANCE_JSON(dict(self.data))
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)

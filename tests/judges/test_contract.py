@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from pathlib import Path
 
@@ -94,6 +95,15 @@ def test_usage_subtracts():
     assert (A + B) - B == A
 
 
+def test_usage_adds_and_subtracts_every_field():
+    # written out field by field (types.Usage), so a field added later must be added there too
+    names = [f.name for f in dataclasses.fields(Usage)]
+    x = Usage(*(i + 1 for i in range(len(names))))
+    y = Usage(*(10 * (i + 1) for i in range(len(names))))
+    assert [getattr(x + y, n) for n in names] == [11 * (i + 1) for i in range(len(names))]
+    assert [getattr(y - x, n) for n in names] == [9 * (i + 1) for i in range(len(names))]
+
+
 def test_usage_as_dict_has_the_contract_keys():
     assert list(A.as_dict()) == ["calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd"]
 
@@ -113,6 +123,8 @@ def test_effective_grade_is_the_grade_else_the_label(grade, label, expected):
 
 def test_provenance_is_written_with_sorted_keys():
     assert Provenance({"b": 1, "a": {"y": 2, "x": 1}}).to_json() == '{"a": {"x": 1, "y": 2}, "b": 1}'
+    # what json cannot write is written as its str() (the module-level encoder keeps default=str)
+    assert Provenance({"path": Path("runs/a.run"), "n": float("nan")}).to_json() == '{"n": NaN, "path": "runs/a.run"}'
 
 
 def test_provenance_reads_back_what_it_wrote():

@@ -35,10 +35,11 @@ class JudgmentStore:
     def put_judgments(self, judgments: Iterable[Judgment]) -> int:
         """Upsert by (qid, docid, method, model): re-judging replaces, never duplicates."""
         t = now()
+        # "[]" written out: most verdicts quote no evidence, and json.dumps is one per judgment
         rows = [
             (
                 j.qid, j.docid, j.method, j.model, j.label, j.grade, j.status, j.source, j.round,
-                j.rationale, json.dumps(list(j.evidence)), j.provenance, j.calls, j.prompt_tokens,
+                j.rationale, json.dumps(list(j.evidence)) if j.evidence else "[]", j.provenance, j.calls, j.prompt_tokens,
                 j.completion_tokens, j.cost_usd, t, t,
             )
             for j in judgments
