@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import string
 
 import pytest
 
@@ -31,6 +32,36 @@ def test_version_is_file_version_plus_content_hash(tmp_path, monkeypatch):
 def test_every_template_renders():
     for name in prompts.available():
         assert prompts.load(name).sections, name
+
+
+def _placeholders(text: str) -> set[str]:
+    return {m.group("named") or m.group("braced") for m in string.Template.pattern.finditer(text)} - {None}
+
+
+def test_render_writes_what_string_template_substitute_writes_for_every_section():
+    # render joins a section's pre-split parts (prompts._parsed); it must say exactly what
+    # string.Template.substitute says, for every section of every template on disk
+    n = 0
+    for name, versions in prompts.available().items():
+        for v in versions:
+            t = prompts.load(f"{name}.v{v}")
+            for section, text in t.sections.items():
+                values = {k: f"<{k} {i} $x ${{y}} $$>" for i, k in enumerate(sorted(_placeholders(text)))}
+                values["unused_extra"] = 7  # substitute ignores values no placeholder asks for
+                assert t.render(section, **values) == string.Template(text).substitute(
+                    {k: str(val) for k, val in values.items()}), (name, v, section)
+                n += 1
+    assert n > 50
+
+
+def test_render_of_dollar_signs_missing_values_and_invalid_placeholders():
+    t = prompts.Template("t", "### a\nPay $$5 to ${who} for $what.$$\n### b\nno fields here\n### c\ncost $ 5", "t.v1+0")
+    assert t.render("a", who="Ann", what=3) == "Pay $5 to Ann for 3.$"
+    assert t.render("b", who="x") == "no fields here"
+    with pytest.raises(KeyError, match="what"):
+        t.render("a", who="Ann")
+    with pytest.raises(ValueError, match="Invalid placeholder"):  # string.Template's own error
+        t.render("c", x=1)
 
 
 def _only_block(text: str) -> tuple[str, str]:

@@ -68,7 +68,15 @@ class Template:
     def render(self, section: str, **values: object) -> str:
         if not values:  # a section with nothing to fill (a task's criteria) is the same every case
             return _constant(self, section)
-        return string.Template(self.section(section)).substitute({k: str(v) for k, v in values.items()})
+        parts = _parsed(self, section)
+        if parts is None:  # not a valid string.Template: let it raise its own error
+            return string.Template(self.section(section)).substitute({k: str(v) for k, v in values.items()})
+        literals, names = parts
+        out = [literals[0]]
+        for name, literal in zip(names, literals[1:]):
+            out.append(str(values[name]))  # a missing value: KeyError(name), as substitute raises
+            out.append(literal)
+        return "".join(out)
 
     def messages(self, **values: object) -> list[Message]:
         """The ``system`` and ``user`` sections as chat messages."""
@@ -82,6 +90,34 @@ class Template:
 @lru_cache(maxsize=None)
 def _constant(template: Template, section: str) -> str:
     return string.Template(template.section(section)).substitute({})
+
+
+@lru_cache(maxsize=None)
+def _parsed(template: Template, section: str) -> Optional[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """A section split once by :class:`string.Template`'s own pattern into its literal text and
+    the placeholders between (``$$`` already made ``$``), so that a render joins strings instead
+    of running the pattern over the section again: a case renders three or four sections, and
+    the substitution was most of that (tests/prompts: the same text as ``substitute`` for every
+    section of every template). None when the section has an invalid ``$``."""
+    text = template.section(section)
+    literals: list[str] = []
+    names: list[str] = []
+    pending: list[str] = []
+    pos = 0
+    for m in string.Template.pattern.finditer(text):
+        pending.append(text[pos:m.start()])
+        if m.group("escaped") is not None:
+            pending.append(string.Template.delimiter)
+        elif (name := m.group("named") or m.group("braced")) is not None:
+            literals.append("".join(pending))
+            names.append(name)
+            pending = []
+        else:
+            return None
+        pos = m.end()
+    pending.append(text[pos:])
+    literals.append("".join(pending))
+    return tuple(literals), tuple(names)
 
 
 @lru_cache(maxsize=None)
