@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import os
 import time
 
 import pytest
@@ -622,6 +623,28 @@ def test_unreachable_server_is_a_failure_not_an_exception():
     client = make_client(f"openai:fake@http://127.0.0.1:{port}/v1", max_attempts=2, **FAST)
     res = run(client.complete(MSGS))
     assert not res.ok and "cannot reach" in res.error and res.attempts == 2
+
+
+@pytest.mark.parametrize("env, url, plain", [
+    ({}, "http://127.0.0.1:8000/v1", True),
+    ({}, "https://api.example.org/v1", False),  # TLS: httpx
+    ({"HTTP_PROXY": "http://proxy:3128"}, "http://10.0.0.5:8000/v1", False),
+    ({"http_proxy": "http://proxy:3128"}, "http://10.0.0.5:8000/v1", False),
+    ({"ALL_PROXY": "http://proxy:3128"}, "http://10.0.0.5:8000/v1", False),
+    ({"http_proxy": "http://proxy:3128", "no_proxy": "10.0.0.5"}, "http://10.0.0.5:8000/v1", True),
+    ({"HTTPS_PROXY": "http://proxy:3128"}, "http://10.0.0.5:8000/v1", True),  # a proxy for https only
+])
+def test_the_plain_pool_is_used_where_no_proxy_applies(monkeypatch, env, url, plain):
+    # urllib.request is imported only when some *_proxy variable is set (start-up), so both the
+    # shortcut and the urllib path decide here
+    import qrelkit.llm.openai_backend as ob
+
+    for name in list(os.environ):
+        if name.lower().endswith("_proxy"):
+            monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert ob._use_plain_pool(url) is plain
 
 
 def test_the_httpx_path_behaves_the_same(server, monkeypatch):

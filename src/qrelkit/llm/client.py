@@ -23,7 +23,6 @@ Why these choices:
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import random
 import time
@@ -67,6 +66,8 @@ def parse_retry_after(value: Optional[str]) -> Optional[float]:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # here: an HTTP date is rare, and email is ~3 ms of start-up
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
