@@ -15,7 +15,7 @@ from qrelkit.store import Store
 from qrelkit.types import Judgment
 from tests.integrity.cli import assert_user_error, qk
 
-HOSTILE = "\x1b]0;owned\x07 \x1b[2J \x9b31m over\rwrite [/] [bold]x \u202etxt"
+HOSTILE = "\x1b]0;owned\x07 \x1b[2J \x9b31m over\rwrite [/] [bold]x \u202etxt :smile:"
 RAW = ["\x1b", "\x07", "\x9b", "\r", "\u202e"]
 
 
@@ -79,6 +79,13 @@ def test_the_topic_text_is_shown_with_its_escapes(printed, command):
 @pytest.mark.parametrize("command", ["escalations", "narratives"])
 def test_markup_in_the_data_is_shown_as_typed(printed, command):
     assert "[bold]x" in printed[command].stderr
+
+
+@pytest.mark.parametrize("command", ["escalations", "narratives"])
+def test_emoji_codes_in_the_data_are_shown_as_typed(printed, command):
+    # the console does not turn ``:smile:`` into an emoji (SafeConsole: emoji=False)
+    shown_text = _unfolded(printed[command].stderr)
+    assert ":smile:" in shown_text and "\U0001f604" not in shown_text
 
 
 def test_an_error_message_with_a_control_character_is_escaped(ws):

@@ -48,5 +48,11 @@ class SafeConsole(Console):
     markup and styles still work (they are not control characters; rich adds the
     terminal's own escape sequences after this point)."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        # ``:name:`` is text, not an emoji code: a topic or narrative is shown as typed (and
+        # rich's emoji table is not loaded at the first message of every command)
+        kwargs.setdefault("emoji", False)
+        super().__init__(*args, **kwargs)
+
     def render_str(self, text: str, **kwargs) -> Text:  # type: ignore[override]
         return super().render_str(escape_controls(text), **kwargs)

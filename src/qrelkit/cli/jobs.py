@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
-from rich.table import Table
 
 from qrelkit import options as opts
 from qrelkit.cli._app import (
@@ -82,6 +81,8 @@ def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
     if as_json:
         print_json(payload)
         return
+    from rich.table import Table  # here, not at import: --json and a run's start-up need no table
+
     table = Table(title=f"{result.job}: {result.state}", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")

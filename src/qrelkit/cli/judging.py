@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table
 
 from qrelkit.cli._app import (
     JsonOpt,
@@ -83,6 +82,8 @@ def judge(
             {k: out[k] for k in SUMMARY_KEYS} | {k: v for k, v in out.items() if k not in SUMMARY_KEYS}
         )
         return
+    from rich.table import Table  # here, not at import: --json and a run's start-up need no table
+
     table = Table(title=f"judge: {summary.method}", show_header=False)
     for k in SUMMARY_KEYS + ("task", "share", "new", "dropped", "undecided", "adjudicated", "seconds"):
         table.add_row(k, _fmt(out[k]))
@@ -121,6 +122,8 @@ def escalations(
     if as_json:
         print_json({"escalations": items, "count": len(items)})
         return
+    from rich.table import Table
+
     table = Table(title=f"{len(items)} escalation(s) waiting for people")
     for col in ("qid", "docid", "status", "query", "method", "reason"):
         table.add_column(col, overflow="fold")
@@ -150,6 +153,8 @@ def methods(as_json: bool = JsonOpt) -> None:
             )
             if on
         )
+        from rich.table import Table
+
         table = Table(title=f"{m.name} — {m.summary}" + (f"\n({kind})" if kind else ""), title_justify="left")
         for col in ("parameter", "default", "meaning"):
             table.add_column(col, overflow="fold")
