@@ -60,3 +60,22 @@ def test_judge_zero_shot_imports_neither_numpy_nor_other_judges_nor_other_comman
                                                               "narrative", "oneshot", "prefilter", "vote"))
     commands = {m.removeprefix("qrelkit.cli.") for m in imported if m.startswith("qrelkit.cli.")}
     assert commands.isdisjoint(set(COMMANDS.values()) - {"judging", "jobs"})  # judging borrows jobs' options
+
+
+def test_the_program_collects_cycles_less_often_and_a_caller_keeps_its_own_setting(tmp_path):
+    # qrelkit.cli._fewer_collections: the program's gc threshold, set before the command's imports
+    import gc
+
+    from qrelkit.cli import GC_THRESHOLD, main
+
+    probe = ("import atexit, gc, json, sys; atexit.register(lambda: print(json.dumps(gc.get_threshold()))); "
+             "sys.argv[0] = 'qrelkit'; from qrelkit.cli import main; main()")
+    r = subprocess.run([sys.executable, "-c", probe, "methods"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert tuple(json.loads(r.stdout.splitlines()[-1])) == GC_THRESHOLD != (700, 10, 10)
+    before = gc.get_threshold()
+    try:
+        main(["methods"])
+    except SystemExit as e:
+        assert e.code in (0, None)
+    assert gc.get_threshold() == before

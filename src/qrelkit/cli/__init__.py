@@ -92,10 +92,28 @@ def _quick_exit() -> None:
     atexit.register(gc.freeze)  # atexit runs handlers in reverse: after those registered later
 
 
+GC_THRESHOLD = (10_000, 10, 10)
+
+
+def _fewer_collections() -> None:
+    """Collect reference cycles after 10,000 net allocations instead of Python's 700. Nearly all
+    of a command's objects are freed by reference counting; what the collector does at 700 is
+    scan the same live objects again and again — the modules being imported at start-up, the
+    cases in flight while judging (~100 collections, 55–65 ms of a 5,000-case `judge`, against
+    ~25 ms at this threshold). Cycles still go, just later; the program itself only (a caller's
+    process keeps its own settings)."""
+    import gc
+
+    gc.set_threshold(*GC_THRESHOLD)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning user errors into one line and exit 2 (3: a model that
     cannot be used), and an interrupt
     (Ctrl-C, SIGTERM) into a line saying how far it got and exit 130."""
+    if argv is None:  # the program itself, not a caller in a longer-lived process (tests)
+        _fewer_collections()  # first: the imports below make most of start-up's objects
+        _quick_exit()
     import signal
 
     import typer
@@ -104,8 +122,6 @@ def main(argv: list[str] | None = None) -> None:
     from qrelkit.cli.progress import interrupted_message
     from qrelkit.errors import ModelUnavailable, QrelkitError
 
-    if argv is None:  # the program itself, not a caller in a longer-lived process (tests)
-        _quick_exit()
     args = expand_variadic(list(sys.argv[1:] if argv is None else argv))
     # a known command imports its own module; anything else (--help, a typo) lists them all
     app = _load([args[0]] if args and args[0] in COMMANDS else None)
