@@ -66,6 +66,37 @@ def test_explicit_inputs(tmp_path):
     assert files.sections["escalations"] == data["escalations"]["reason"]
 
 
+def test_one_version_of_the_labels_is_shown_as_one(tmp_path):
+    # a workspace without original qrels has only its merged labels: no "merged (before) and
+    # merged (after)", no zero deltas, one series in the chart
+    runs, qrels = random_collection(seed=4)
+    (only,) = evaluate_versions(runs, [("merged", qrels)], ["nDCG@10"])
+    files = write_report(ReportInputs(title="one", versions=(only,)), tmp_path / "one.html")
+    html = files.html.read_text()
+    scores = html[html.index('<section id="scores">'):html.index('<section id="holes">')]
+    assert "(before)" not in scores and "rank before" not in scores and "Δ" not in scores
+    assert "under <b>merged</b>, the only labels here" in scores
+    assert scores.count("data:image/png;base64,") == 1 and 'alt="scores per system"' in scores
+    assert scores.count("<tr>") == 1 + 6  # the header and the six systems
+    data = json.loads(files.json.read_text())["scores"]
+    assert data["one_version"] is True and data["before"] == data["after"] == "merged"
+    two = json.loads(write_report(explicit_inputs(), tmp_path / "two.html").json.read_text())["scores"]
+    assert two["one_version"] is False
+
+
+def test_one_run_has_no_growth_curve(tmp_path):
+    # a pool of one run: the growth "curve" is one step (it used to draw one bar from 0.6 to 1.4)
+    runs, qrels = random_collection(seed=4)
+    after = {p: min(3, g + 1) if i % 5 == 0 else g for i, (p, g) in enumerate(sorted(qrels.items()))}
+    one = write_report(ReportInputs(saturation=pool_growth(runs[:1], qrels, after, orders=3)), tmp_path / "a.html")
+    two = write_report(ReportInputs(saturation=pool_growth(runs[:2], qrels, after, orders=3)), tmp_path / "b.html")
+    section = [h[h.index('<section id="saturation">'):h.index('<section id="agreement">')]
+               for h in (one.html.read_text(), two.html.read_text())]
+    assert "no growth curve to draw" in section[0] and 'alt="pool growth"' not in section[0]
+    assert 'alt="pool growth"' in section[1] and "no growth curve" not in section[1]
+    assert '<table id="marginal-table">' in section[0]  # the run's own contribution is still listed
+
+
 def test_empty_inputs_say_so(tmp_path):
     files = write_report(ReportInputs(), tmp_path / "empty.html")
     html = files.html.read_text()

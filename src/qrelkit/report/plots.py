@@ -31,9 +31,10 @@ def _png(fig) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def scores_before_after(systems: Sequence[str], before: Sequence[float], after: Sequence[float],
-                        measure: str, label_a: str, label_b: str) -> Optional[str]:
-    """Dumbbell chart: each system's score under both versions, best (after) on top."""
+def scores_before_after(systems: Sequence[str], before: Optional[Sequence[float]], after: Sequence[float],
+                        measure: str, label_a: Optional[str], label_b: str) -> Optional[str]:
+    """Dumbbell chart: each system's score under both versions, best (after) on top; with no
+    ``before`` (one version of the labels), the scores alone."""
     if not systems:
         return None
     plt = _plt()
@@ -41,15 +42,17 @@ def scores_before_after(systems: Sequence[str], before: Sequence[float], after: 
     n = len(systems)
     fig, ax = plt.subplots(figsize=(7.5, max(2.5, 0.22 * n + 1)))
     y = np.arange(n)
-    b = np.asarray(before)[order]
     a = np.asarray(after)[order]
-    ax.hlines(y, np.minimum(a, b), np.maximum(a, b), color="#bbbbbb", lw=1.5, zorder=1)
-    ax.scatter(b, y, color="#7f7f7f", label=label_a, zorder=2, s=22)
+    if before is not None:
+        b = np.asarray(before)[order]
+        ax.hlines(y, np.minimum(a, b), np.maximum(a, b), color="#bbbbbb", lw=1.5, zorder=1)
+        ax.scatter(b, y, color="#7f7f7f", label=label_a, zorder=2, s=22)
     ax.scatter(a, y, color="#1f77b4", label=label_b, zorder=3, s=22)
     ax.set_yticks(y)
     ax.set_yticklabels([systems[i] for i in order], fontsize=7)
     ax.set_xlabel(measure)
-    ax.set_title(f"{measure} per system: {label_a} vs {label_b}")
+    ax.set_title(f"{measure} per system: {label_a} vs {label_b}" if before is not None
+                 else f"{measure} per system: {label_b}")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return _png(fig)

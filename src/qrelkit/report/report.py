@@ -159,6 +159,7 @@ def _scores_section(inp: ReportInputs) -> dict:
         "measure": measure,
         "before": first.label,
         "after": last.label,
+        "one_version": len(inp.versions) == 1,  # no earlier labels (a workspace without qrels): nothing moved
         "topics": len(first.topics),
         "systems": rows,
         "all_measures": {v.label: v.to_dict()["systems"] for v in inp.versions},
@@ -287,13 +288,12 @@ def _figures(inp: ReportInputs, data: dict) -> dict:
     elif sc["available"]:
         rows = sc["systems"]
         figs["scores"] = plots.scores_before_after(
-            [r["system"] for r in rows], [r["before"] for r in rows], [r["before"] for r in rows],
-            sc["measure"], sc["before"], sc["before"])
+            [r["system"] for r in rows], None, [r["after"] for r in rows], sc["measure"], None, sc["after"])
     if data["holes"]["available"]:
         hs = data["holes"]["runs"]
         figs["holes"] = plots.hole_rates([h["run"] for h in hs], [h["unjudged_rate"] for h in hs],
                                          [h["hole_rate"] for h in hs], inp.depth)
-    if inp.saturation is not None:
+    if inp.saturation is not None and len(inp.saturation.found_mean) >= 2:  # one run: no curve to draw
         g = inp.saturation
         figs["saturation"] = plots.saturation(g.found_mean, g.found_std, g.growth_rate, g.marginal_contribution,
                                               g.measure)
