@@ -32,12 +32,15 @@ def test_the_log_starts_again_while_the_run_writes(tmp_path):
     wal = tmp_path / "qrelkit.sqlite-wal"
     largest = 0
     with Store.create(tmp_path) as s, s.checkpoints_aside(every=0.02, restart_pages=500):
-        for i in range(1500):
+        for i in range(3000):
             _put(s, i)
             if i % 50 == 0:
                 time.sleep(0.005)
                 largest = max(largest, wal.stat().st_size)
-    assert largest < 8_000_000  # 25 MB when nothing checkpoints; SQLite's own keep it near 4 MB
+    # Without the restart the log only grows: 36-50 MB for these 3,000 rows. With it, it stays near
+    # 5 MB, and up to 13 MB when the checkpointer thread gets few turns (another process on the
+    # core, seen 2 runs in 10 at an 8 MB bound over 1,500 rows); the bound tells the two apart.
+    assert largest < 20_000_000
 
 
 def test_no_checkpoint_runs_inside_the_commits_meanwhile(tmp_path):
