@@ -32,7 +32,7 @@ def _png(fig) -> str:
 
 
 def scores_before_after(systems: Sequence[str], before: Optional[Sequence[float]], after: Sequence[float],
-                        measure: str, label_a: Optional[str], label_b: str) -> Optional[str]:
+                        measure: str, label_a: str, label_b: str) -> Optional[str]:
     """Dumbbell chart: each system's score under both versions, best (after) on top; with no
     ``before`` (one version of the labels), the scores alone."""
     if not systems:

@@ -280,15 +280,11 @@ def build_report(inp: ReportInputs) -> dict:
 def _figures(inp: ReportInputs, data: dict) -> dict:
     figs: dict[str, Any] = {"scores": None, "holes": None, "saturation": None, "confusion": []}
     sc = data["scores"]
-    if sc["available"] and len(inp.versions) >= 2:
+    if sc["available"]:
         rows = sc["systems"]
+        before = None if sc["one_version"] else [r["before"] for r in rows]  # one version: its scores alone
         figs["scores"] = plots.scores_before_after(
-            [r["system"] for r in rows], [r["before"] for r in rows], [r["after"] for r in rows],
-            sc["measure"], sc["before"], sc["after"])
-    elif sc["available"]:
-        rows = sc["systems"]
-        figs["scores"] = plots.scores_before_after(
-            [r["system"] for r in rows], None, [r["after"] for r in rows], sc["measure"], None, sc["after"])
+            [r["system"] for r in rows], before, [r["after"] for r in rows], sc["measure"], sc["before"], sc["after"])
     if data["holes"]["available"]:
         hs = data["holes"]["runs"]
         figs["holes"] = plots.hole_rates([h["run"] for h in hs], [h["unjudged_rate"] for h in hs],
