@@ -647,6 +647,22 @@ def test_the_plain_pool_is_used_where_no_proxy_applies(monkeypatch, env, url, pl
     assert ob._use_plain_pool(url) is plain
 
 
+def test_on_macos_and_windows_the_system_proxy_settings_are_asked(monkeypatch):
+    # there getproxies() reads the system's settings, not only the environment: no shortcut
+    import urllib.request
+
+    import qrelkit.llm.openai_backend as ob
+
+    for name in list(os.environ):
+        if name.lower().endswith("_proxy"):
+            monkeypatch.delenv(name)
+    monkeypatch.setattr(urllib.request, "getproxies", lambda: {"http": "http://system-proxy:3128"})
+    monkeypatch.setattr(urllib.request, "proxy_bypass", lambda host: False)
+    assert ob._use_plain_pool("http://10.0.0.5:8000/v1") is True  # Linux: the environment, which is empty
+    monkeypatch.setattr(ob.sys, "platform", "darwin")
+    assert ob._use_plain_pool("http://10.0.0.5:8000/v1") is False
+
+
 def test_the_httpx_path_behaves_the_same(server, monkeypatch):
     # https endpoints and proxied networks go through httpx instead of the plain-http pool.
     import qrelkit.llm.openai_backend as ob

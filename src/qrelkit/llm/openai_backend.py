@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 from urllib.parse import urlsplit
@@ -100,8 +101,9 @@ def _use_plain_pool(url: str) -> bool:
     u = urlsplit(url)
     if u.scheme != "http":
         return False
-    if not any(name.lower().endswith("_proxy") for name in os.environ):
-        return True  # what getproxies() reads on this platform: no proxy is set
+    # getproxies() reads only the environment except on macOS and Windows (system settings)
+    if sys.platform != "darwin" and os.name != "nt" and not any(n.lower().endswith("_proxy") for n in os.environ):
+        return True  # no proxy is set
     import urllib.request  # only here: it and http.client are ~8 ms of every command's start-up
 
     proxies = urllib.request.getproxies()
