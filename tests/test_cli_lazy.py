@@ -62,7 +62,7 @@ def test_judge_zero_shot_imports_neither_numpy_nor_other_judges_nor_other_comman
     assert commands.isdisjoint(set(COMMANDS.values()) - {"judging", "jobs"})  # judging borrows jobs' options
 
 
-def test_the_program_collects_cycles_less_often_and_a_caller_keeps_its_own_setting(tmp_path):
+def test_the_program_collects_cycles_less_often_and_a_caller_keeps_its_own_setting():
     # qrelkit.cli._fewer_collections: the program's gc threshold, set before the command's imports
     import gc
 

@@ -625,6 +625,14 @@ def test_unreachable_server_is_a_failure_not_an_exception():
     assert not res.ok and "cannot reach" in res.error and res.attempts == 2
 
 
+@pytest.fixture
+def no_proxy_env(monkeypatch):
+    """No ``*_proxy`` variable, whatever the machine running the tests has set."""
+    for name in list(os.environ):
+        if name.lower().endswith("_proxy"):
+            monkeypatch.delenv(name)
+
+
 @pytest.mark.parametrize("env, url, plain", [
     ({}, "http://127.0.0.1:8000/v1", True),
     ({}, "https://api.example.org/v1", False),  # TLS: httpx
@@ -634,28 +642,22 @@ def test_unreachable_server_is_a_failure_not_an_exception():
     ({"http_proxy": "http://proxy:3128", "no_proxy": "10.0.0.5"}, "http://10.0.0.5:8000/v1", True),
     ({"HTTPS_PROXY": "http://proxy:3128"}, "http://10.0.0.5:8000/v1", True),  # a proxy for https only
 ])
-def test_the_plain_pool_is_used_where_no_proxy_applies(monkeypatch, env, url, plain):
+def test_the_plain_pool_is_used_where_no_proxy_applies(monkeypatch, no_proxy_env, env, url, plain):
     # urllib.request is imported only when some *_proxy variable is set (start-up), so both the
     # shortcut and the urllib path decide here
     import qrelkit.llm.openai_backend as ob
 
-    for name in list(os.environ):
-        if name.lower().endswith("_proxy"):
-            monkeypatch.delenv(name)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert ob._use_plain_pool(url) is plain
 
 
-def test_on_macos_and_windows_the_system_proxy_settings_are_asked(monkeypatch):
+def test_on_macos_and_windows_the_system_proxy_settings_are_asked(monkeypatch, no_proxy_env):
     # there getproxies() reads the system's settings, not only the environment: no shortcut
     import urllib.request
 
     import qrelkit.llm.openai_backend as ob
 
-    for name in list(os.environ):
-        if name.lower().endswith("_proxy"):
-            monkeypatch.delenv(name)
     monkeypatch.setattr(urllib.request, "getproxies", lambda: {"http": "http://system-proxy:3128"})
     monkeypatch.setattr(urllib.request, "proxy_bypass", lambda host: False)
     assert ob._use_plain_pool("http://10.0.0.5:8000/v1") is True  # Linux: the environment, which is empty
