@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from browser import ARGS, CHROMIUM, needs_chromium
 from fakeserver import serve
 
 from qrelkit.store import Store
@@ -159,6 +160,7 @@ def test_the_curve_names_the_agreement_method_it_must_match(server, tmp_path):
 
 
 @pytest.mark.browser
+@needs_chromium
 def test_the_html_page_shows_both_figures_in_chromium(server, tmp_path):
     from playwright.sync_api import sync_playwright
 
@@ -168,8 +170,7 @@ def test_the_html_page_shows_both_figures_in_chromium(server, tmp_path):
     compare(ws, model, "--methods", "zero-shot", "learned(signals=lexical,budget=25%)", "--sample", "50",
             "--html", str(page_path))
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page()
             page.goto(page_path.as_uri())

@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from browser import ARGS, CHROMIUM, needs_chromium
 from fakeserver import serve
 
 from compare.test_compare_cli import qrelkit
@@ -132,12 +133,12 @@ def test_the_methods_of_the_preset_are_judged_at_once(measured):
 
 
 @pytest.mark.browser
+@needs_chromium
 def test_the_html_page_shows_the_per_query_f1_box_plot_in_chromium(measured):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page()
             page.goto(measured["page"].as_uri())

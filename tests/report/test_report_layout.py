@@ -12,18 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from browser import ARGS, CHROMIUM, needs_chromium
 
 from qrelkit.store import Store
 from qrelkit.types import Judgment
 
 from .helpers import build_workspace, random_collection
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu"]
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"browser tests need Chromium at {CHROMIUM} (apt install chromium)"),
-]
+pytestmark = [pytest.mark.browser, needs_chromium]
 LONG_METHOD = ("prefilter(by=likelihood,calib=200,doc_tokens=400,keep=0.95)+debate(adjudicator=human,"
                "doc_tokens=1024,first=relevant,prompt=v2,rounds=2)")
 LONG_MODEL = "openai:meta-llama/Llama-3.3-70B-Instruct-Turbo-served-by-a-long-deployment-name"
