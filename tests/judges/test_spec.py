@@ -94,3 +94,15 @@ def test_cli_methods_json(capsys):
     assert narrative["learns"] is True
     params = {p["name"]: p["default"] for p in narrative["params"]}
     assert params["instructor"] == "same" and params["variant"] == "all"
+
+
+@pytest.mark.parametrize("example", ["e.g. [relevant,irrelevant]", "e.g. [zero-shot,zero-shot(narrative=topic)]"])
+def test_the_methods_table_shows_a_bracketed_example_as_written(example):
+    """Issue 45, point 9: rich took `[relevant,irrelevant]` for markup and printed "e.g." then nothing."""
+    import os
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "qrelkit", "methods"], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, COLUMNS="400"))
+    assert example in " ".join(r.stderr.split())

@@ -17,7 +17,7 @@ from qrelkit.cli._app import (
     print_json,
     require_workspace,
 )
-from qrelkit.cli._shown import shown
+from qrelkit.cli._shown import shown, shown_text
 from qrelkit.cli.jobs import table_options
 
 SUMMARY_KEYS = (
@@ -155,9 +155,11 @@ def methods(as_json: bool = JsonOpt) -> None:
         )
         from rich.table import Table
 
-        table = Table(title=f"{m.name} — {m.summary}" + (f"\n({kind})" if kind else ""), title_justify="left")
+        # Text cells, never markup: a help's bracketed example (`[prices."MODEL"]`) is shown as written
+        table = Table(title=shown_text(f"{m.name} — {m.summary}" + (f"\n({kind})" if kind else "")),
+                      title_justify="left")
         for col in ("parameter", "default", "meaning"):
             table.add_column(col, overflow="fold")
         for p in m.params:
-            table.add_row(p.name, p.default, p.help)
+            table.add_row(shown_text(p.name), shown_text(p.default), shown_text(p.help))
         console.print(table)
