@@ -46,3 +46,22 @@ def test_the_relevance_task_and_the_status_words_live_on_the_ground_floor():
     assert base.ESCALATE is relevance.ESCALATE
     assert "import" not in "".join(line for line in (SRC / "relevance.py").read_text().splitlines()
                                    if line.startswith(("from qrelkit.judg", "from qrelkit.store")))
+
+
+JUDGES = sorted((SRC / "judges").glob("*.py"))
+
+
+def _getattr_calls(path: Path) -> int:
+    return sum(1 for n in ast.walk(ast.parse(path.read_text()))
+               if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr")
+
+
+def test_the_judges_read_their_contract_instead_of_probing_it():
+    """Issue 45: a judge's capabilities are typed attributes of judges.base, read directly; two
+    getattr calls at most remain in judges/ (there were four)."""
+    assert sum(_getattr_calls(p) for p in JUDGES) <= 2
+
+
+@pytest.mark.parametrize("path", JUDGES, ids=lambda p: p.name)
+def test_no_module_in_judges_passes_450_lines(path):
+    assert len(path.read_text().splitlines()) <= 450

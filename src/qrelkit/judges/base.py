@@ -154,6 +154,10 @@ class Judge:
     PARAMS: ClassVar[dict] = {}
     CHAINS: ClassVar[bool] = False  # only in front of another judge
     BATCH: ClassVar[bool] = False  # decides over batches of cases
+    # a judge whose defaults changed: the parameters its old canonical ids always wrote out, and
+    # those they may also carry (qrelkit.judges.spec reads a stored id back as what it meant)
+    STORED_FORM: ClassVar[frozenset[str]] = frozenset()
+    STORED_OPTIONAL: ClassVar[frozenset[str]] = frozenset()
 
     spec: str = ""
     requires: frozenset[str] = frozenset()

@@ -110,6 +110,7 @@ from qrelkit.llm.base import CHAT, JSON_SCHEMA
 if TYPE_CHECKING:
     from qrelkit.llm.client import Client
     from qrelkit.store import Store
+    from qrelkit.types import Topic
 
 SAME = "same"
 DEFAULT_DOCS = LEGACY_DOCS  # the reading debate(narrative=true) keeps; `narrative` reads all (docs=all)
@@ -204,9 +205,9 @@ def from_stored(qid: str, row: dict) -> Guide:
     )
 
 
-def fallback(topic: Any) -> Optional[Guide]:
+def fallback(topic: "Topic") -> Optional[Guide]:
     """The topic's own narrative or description, when it has one."""
-    text = (getattr(topic, "narrative", None) or getattr(topic, "description", None) or "").strip()
+    text = (topic.narrative or topic.description or "").strip()
     return Guide(topic.qid, text, "", "topic", "topic", "", 0) if text else None
 
 

@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 from qrelkit import prompts
 from qrelkit.judges import Param, choice, integer, number, register
 from qrelkit.judges.base import DROPPED, ChainJudge, Judge, JudgeInput, Meter, Verdict
-from qrelkit.judges.learned import STORED_SIGNALS, SignalModel, signals_param
+from qrelkit.judges.learned import STORED_SIGNALS, signals_param
 from qrelkit.judges.likelihood import recall_threshold, score_labelled
+from qrelkit.judges.signal_model import SignalModel
 from qrelkit.llm.base import CHAT, JSON_SCHEMA, SCORE
 from qrelkit.signals.likelihood import Scorer
 

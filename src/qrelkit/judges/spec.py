@@ -165,12 +165,12 @@ def _as_stored(cls: type, given: set[str]) -> dict[str, Any]:
     the parameters it leaves out take their ``legacy`` values (``debate(adjudicator=human,
     doc_tokens=400,first=relevant,rounds=2)`` is the v1 debate it was stored as), so a stored id
     parses back to itself. A user's shorter spec gets the new defaults."""
-    form = getattr(cls, "STORED_FORM", None)
+    form = cls.STORED_FORM
     if not form or not form <= given:
         return {}
     declared = cls.PARAMS
     later = {k for k, p in declared.items() if p.legacy is not None and k not in form}
-    if given & later or given - form - set(getattr(cls, "STORED_OPTIONAL", ())):
+    if given & later or given - form - cls.STORED_OPTIONAL:
         return {}
     return {k: declared[k].legacy for k in later}
 
