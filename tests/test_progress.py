@@ -56,3 +56,37 @@ def test_a_continuation_with_nothing_to_judge_says_so_once_and_counts_nothing(mo
     lines = run(monkeypatch, lambda r: (r(ProgressUpdate(0, 0, Usage(), 0, 0)), time.sleep(0.5)))
     assert sum(line.endswith("nothing left to judge") for line in lines) == 1
     assert not [line for line in lines if line.startswith("judging")]
+
+
+def test_an_unchanged_judging_line_is_not_repeated_every_few_seconds(monkeypatch):
+    """Issue 45: 122 identical lines in one run while a batch judge scored."""
+    def steps(r):
+        r(ProgressUpdate(0, 10, Usage(), 0, 0))
+        r(ProgressUpdate(1, 10, Usage(calls=1), 0, 0))
+        time.sleep(0.9)  # the heartbeat ticks four times with nothing new to say
+
+    lines = run(monkeypatch, steps)
+    assert sum(line.startswith("judging: 1/10 cases") for line in lines) == 1
+
+
+def test_a_changed_judging_line_is_said_at_the_next_tick(monkeypatch):
+    def steps(r):
+        r(ProgressUpdate(0, 10, Usage(), 0, 0))
+        time.sleep(0.3)
+        r(ProgressUpdate(1, 10, Usage(calls=1), 0, 0))
+        time.sleep(0.3)
+        r(ProgressUpdate(2, 10, Usage(calls=2), 0, 0))
+        time.sleep(0.3)
+
+    lines = run(monkeypatch, steps)
+    assert any(line.startswith("judging: 2/10 cases") for line in lines)
+
+
+def test_a_continuation_says_how_many_cases_were_judged_before(monkeypatch):
+    lines = run(monkeypatch, lambda r: r(ProgressUpdate(0, 22, Usage(), 0, 0, already=4)))
+    assert any(line.endswith("judging 22 cases (4 already judged)") for line in lines)
+
+
+def test_a_stage_name_with_brackets_is_shown_as_written(monkeypatch):
+    lines = run(monkeypatch, lambda r: r.stage("judging with vote(judges=[zero-shot,likelihood])"))
+    assert any(line.endswith("vote(judges=[zero-shot,likelihood])") for line in lines)

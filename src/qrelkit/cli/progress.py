@@ -5,7 +5,9 @@ DL'19's documents), and Ctrl-C printed nothing either. Now every long stage name
 starts (reading the collection, pooling, preparing the judge, judging, merging, the report), the
 judging stage reports cases done of total, calls, cache hits, errors, the rate and an ETA — as a
 rich bar on a terminal, as a plain line every ``QRELKIT_PROGRESS_SECONDS`` (5) seconds on a pipe
-or file — and an interrupted command says how far it got (:func:`interrupted_message`).
+or file when something changed (an unchanged line again only after :data:`SAME_SECONDS`) — and an
+interrupted command says how far it got (:func:`interrupted_message`). A continuation says how
+many cases an earlier run judged.
 """
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from contextlib import contextmanager
 from typing import Any, Optional
 
 from rich.console import Console
+from rich.markup import escape
 
+SAME_SECONDS = 60.0  # an unchanged judging line is said again after this long, as a sign of life
 _last: dict[str, Any] = {}  # the last judging update of this process, for the interrupted message
 
 
@@ -34,12 +38,13 @@ class Reporter:
         self.announced = False  # "judging N cases" said
         self.stage_at = self.started
         self.lock = threading.Lock()
+        self.state: Any = None  # what the last judging line said (done, total, calls, ...)
 
     def stage(self, text: str, key: Optional[str] = None) -> None:
         """A long stage starts: one line, on every stream."""
         self.current = key or text
         self.stage_at = self.printed = time.monotonic()
-        self.console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}", highlight=False, soft_wrap=True)
+        self.console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {escape(text)}", highlight=False, soft_wrap=True)
 
     def __call__(self, p: Any) -> None:
         _last.update(done=p.done, total=p.total)
@@ -52,11 +57,11 @@ class Reporter:
             if self.announced:  # back from a step inside judging (a batch judge scoring): no new line
                 self.current = "judging"
             elif p.total == 0:  # a continuation whose cases all have verdicts: nothing to count
-                self.stage("nothing left to judge", key="judging")
+                self.stage("nothing left to judge" + _already(p), key="judging")
                 self.announced = True
                 return
             else:
-                self.stage(f"judging {p.total} cases", key="judging")
+                self.stage(f"judging {p.total} cases" + _already(p), key="judging")
                 self.announced = True
                 self.started = time.monotonic() - 1e-3  # the rate and ETA count judging, not what came before
                 self.done0 = p.done
@@ -71,7 +76,10 @@ class Reporter:
             self._print(p, now)
 
     def _print(self, p: Any, now: float) -> None:
-        self.printed = now
+        state = (p.done, p.total, p.usage.calls, p.usage.cache_hits, p.escalations, p.errors)
+        if state == self.state and now - self.printed < SAME_SECONDS:
+            return  # nothing changed: the same line again is noise (122 lines of it in one run, issue 45)
+        self.printed, self.state = now, state
         rate = (p.done - self.done0) / max(now - self.started, 1e-9)
         if p.done >= p.total:
             eta = f"done in {now - self.started:.0f} s"
@@ -95,6 +103,11 @@ class Reporter:
                     self.printed = now
                     self.console.print(f"… {self.current} ({now - self.stage_at:.0f} s)", highlight=False,
                                        soft_wrap=True)
+
+
+def _already(p: Any) -> str:
+    """What a continuation says about the cases an earlier run judged."""
+    return f" ({p.already} already judged)" if p.already else ""
 
 
 def _info(p: Any) -> str:

@@ -121,6 +121,7 @@ class _Recorder:
         self.usage0 = client.usage
         self.done = self.escalations = self.errors = 0
         self.unanswered = 0  # cases not recorded: the server gave no answer (the next run retries them)
+        self.already = 0  # cases of the selection an earlier run judged
         self.buffer: list[Any] = []
         self.flushed_at = time.monotonic()
 
@@ -128,12 +129,14 @@ class _Recorder:
         """A long step inside judging (a batch judge scoring): the progress callback hears its name."""
         if self.progress is not None:
             usage = self.client.usage - self.usage0
-            self.progress(ProgressUpdate(self.done, self.total, usage, self.escalations, self.errors, stage=text))
+            self.progress(ProgressUpdate(self.done, self.total, usage, self.escalations, self.errors, stage=text,
+                                         already=self.already))
 
     def emit(self) -> None:
         if self.progress is not None:
             usage = self.client.usage - self.usage0
-            self.progress(ProgressUpdate(self.done, self.total, usage, self.escalations, self.errors))
+            self.progress(ProgressUpdate(self.done, self.total, usage, self.escalations, self.errors,
+                                         already=self.already))
 
     def __call__(self, case: Case, v: Verdict) -> None:
         self.buffer.append(v.to_judgment(case, self.method, self.model, self.task))
@@ -287,6 +290,7 @@ async def _judge_selection(run: RunContext, progress: Optional[Callable[[Progres
     pending = list(sel.pending(method, model)) if whole else []
     run_id = store.start_command(run.command, args)
     record = _Recorder(store, client, method, model, tsk, n_pending, progress)
+    record.already = len(sel) - n_pending
     status, calibration, learned = "failed", {}, Learned()
     try:
         if whole and progress is not None:

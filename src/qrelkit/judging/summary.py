@@ -31,6 +31,7 @@ class ProgressUpdate:
     escalations: int
     errors: int
     stage: str = "judging"  # or a stage before it ("preparing the judge: ...")
+    already: int = 0  # cases of the selection an earlier run judged (a continuation says so)
 
 
 @dataclass(frozen=True)
