@@ -353,12 +353,12 @@ class Client:
             await self.availability.before_call(self.backend)
         while attempt < self.max_attempts:
             attempt += 1
-            self._writable()
             retry_after: Optional[float] = None
             retryable, unanswered, refused = True, False, False
             await self._limits(estimate)
             self._tally.attempts += 1
             async with self._sem:
+                self._writable()  # here: a worker may have waited for the slot while a write failed
                 t0 = time.perf_counter()
                 try:
                     async with asyncio.timeout(self.timeout):
