@@ -29,6 +29,17 @@ class UsageError(QrelkitError):
     """A bad option or combination of options, or a missing workspace."""
 
 
+class StorageError(QrelkitError):
+    """The workspace's disk refused a write or an open: full, read-only, or not the user's to
+    write. One line naming the folder and the cause (exit 2); the user fixes the disk, not the
+    data (:mod:`qrelkit.store.faults`)."""
+
+    def __init__(self, folder: object, cause: str):
+        self.folder = str(folder)
+        self.cause = cause
+        super().__init__(f"{self.folder}: {cause}")
+
+
 class CapabilityError(QrelkitError):
     """A judge asked a backend for something it cannot do (e.g. log-probabilities)."""
 

@@ -16,9 +16,9 @@ WHY = [
     pytest.param({"status": "escalate", "reason": "the agents still disagree after 2 rounds"}, DEBATE,
                  "The two AI assessors still disagreed after round 2", id="debate"),
     pytest.param({"status": "error", "reason": "call failed: unparseable reply"}, (),
-                 "The AI judge could not decide (call failed: unparseable reply)", id="error"),
+                 "The AI judge could not decide (its answers could not be used)", id="error"),
     pytest.param({"status": "error", "reason": "call failed: unparseable reply"}, DEBATE,
-                 "The AI judge could not decide (call failed: unparseable reply)", id="error-mid-debate"),
+                 "The AI judge could not decide (its answers could not be used)", id="error-mid-debate"),
     pytest.param({"status": "escalate", "reason": "probability 0.48 within the uncertain band"}, (),
                  "The AI judge was not sure enough (probability 0.48 within the uncertain band)", id="uncertain"),
     pytest.param("not json", (), "The AI judge was not sure enough", id="unreadable"),
@@ -28,6 +28,16 @@ WHY = [
 @pytest.mark.parametrize("provenance, history, says", WHY)
 def test_the_reason_a_case_came_is_said_in_words(provenance, history, says):
     assert says in why_asked(json.dumps(provenance) if isinstance(provenance, dict) else provenance, history)
+
+
+SERVER_ERROR = ("round 1: relevant agent: HTTP 500 from http://127.0.0.1:8765/v1: 1 validation error for "
+                "CreateChatCompletionRequest response_format Input should be a valid dictionary "
+                "/srv/venv/lib/python3.11/site-packages/llama_cpp/server/types.py")
+
+
+@pytest.mark.parametrize("needle", ["HTTP 500", "validation error", "/srv/venv", "site-packages", "127.0.0.1"])
+def test_a_failed_calls_server_message_is_not_shown_to_people(needle):
+    assert needle not in why_asked(json.dumps({"status": "error", "reason": SERVER_ERROR}), ())
 
 
 def test_an_escalation_over_http_says_why_it_came(annotator):

@@ -142,6 +142,8 @@ def test_read_cache_false_bypasses_reading_but_still_writes():
 
 def test_a_cache_that_cannot_be_written_does_not_lose_the_answer(caplog):
     class BrokenStore:
+        write_failed = None  # no write the disk refused (qrelkit.store.faults): the client calls on
+
         def cache_get(self, key):
             return None
 

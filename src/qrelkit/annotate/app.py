@@ -46,6 +46,8 @@ from qrelkit.annotate.guard import Guard
 from qrelkit.annotate.settings import AnnotateSettings, load_settings, public_origin
 from qrelkit.annotate.stats import project_stats
 from qrelkit.annotate.votes import VoteRejected, cast_vote
+from qrelkit.data._open import check_surrogates
+from qrelkit.errors import InputError
 from qrelkit.store import Store
 
 HERE = Path(__file__).resolve().parent
@@ -169,6 +171,10 @@ def create_app(workspace: Path, settings: Optional[AnnotateSettings] = None) -> 
             raise Denied(400, "body is not valid JSON: nested too deeply") from None
         if not isinstance(body, dict):
             raise Denied(400, "body must be a JSON object")
+        try:  # "\ud800" is valid JSON Python decodes, and fails only when stored (a 500)
+            check_surrogates("body", None, body)
+        except InputError as e:
+            raise Denied(400, f"body is not valid Unicode: {e.problem}") from None
         return body
 
     def _case_ids(d: dict) -> tuple[str, str]:

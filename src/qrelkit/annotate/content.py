@@ -319,8 +319,8 @@ def why_asked(provenance: Any, history: tuple[Round, ...]) -> str:
         who = "two" if n == 2 else str(n)
         return (f"The {who} AI assessors still disagreed after round {history[-1].number}, "
                 "so the case needs people to decide.")
-    if status == ERROR:
-        return f"The AI judge could not decide ({reason or 'its calls failed'}), so people decide."
+    if status == ERROR:  # the reason is a call's error text (a server's message, its file paths): not shown
+        return "The AI judge could not decide (its answers could not be used), so people decide."
     return f"The AI judge was not sure enough{f' ({reason})' if reason else ''}, so people decide."
 
 

@@ -318,15 +318,19 @@ async def _judge_selection(run: RunContext, progress: Optional[Callable[[Progres
         status = "interrupted"  # stopped by the user, not a failure: `status` says so
         raise
     finally:
-        record.flush()
-        store.flush_calls()  # the last answers, whether or not a verdict group followed them
-        used: Usage = client.usage - record.usage0
-        for j in judge.chain():
-            used = used + j.extra_usage()
-        summary = summarise(run, used, record.done, calibration, learned, record.unanswered)
-        store.finish_command(run_id, command_totals(client.usage_dict(), summary), status=status)
-        for j in judge.chain():
-            await j.aclose()
+        try:  # a disk that refuses these writes stops here with its one line (store.faults)
+            record.flush()
+            store.flush_calls()  # the last answers, whether or not a verdict group followed them
+            used: Usage = client.usage - record.usage0
+            for j in judge.chain():
+                used = used + j.extra_usage()
+            summary = summarise(run, used, record.done, calibration, learned, record.unanswered)
+            store.finish_command(run_id, command_totals(client.usage_dict(), summary), status=status)
+        finally:
+            for j in judge.chain():
+                await j.aclose()
+    if store.write_failed is not None:  # an answer the cache could not keep: said, not dropped
+        raise store.write_failed
     return summary
 
 

@@ -8,13 +8,19 @@ People cannot fix a dead server. So a judging job's client (``fail_fast``,
 call and stops with :class:`qrelkit.errors.ModelUnavailable` (exit 3) and what
 to fix; a call the server did not answer (connection refused, timeout, 502/503/504)
 marks the case it was made for (:func:`case_calls`), so the runner leaves the case
-to the next run instead of storing an error; and ``GIVE_UP_AFTER`` such calls in a
+to the next run instead of storing an error, and so does a call the server answered with an
+HTTP error after its retries (a refused ``response_format``, a model it does not have: the
+server's or the configuration's fault, never people's work); ``GIVE_UP_AFTER`` such calls in a
 row stop the job the same way (finished work is kept; the same command continues).
 
-The check (:func:`check_openai_endpoint`) costs one ``GET /models``; only when the
-model is not in that list (or there is no list) does it send one chat completion
-of one token, because some servers (llama.cpp's) serve any model name and others
-(Ollama) list names with a tag the request may leave out.
+The check (:func:`check_openai_endpoint`) costs one ``GET /models`` and one short chat
+completion that asks for JSON the way the judge will (``response_format`` of the spec's
+``json=`` mode). A model the list does not name is refused with the names it does list
+(llama.cpp's server answers any name with its one model, so provenance would record a model
+that never ran; Ollama's ``name:latest`` is taken for ``name``). A server that refuses
+``json_schema`` (llama-cpp-python's answers HTTP 500) is asked with ``json_object`` and then with
+the schema in the prompt; the first it answers is used for the whole job, said once on stderr,
+instead of failing every case (:meth:`qrelkit.llm.openai_backend.OpenAIBackend.check`).
 """
 from __future__ import annotations
 
@@ -82,14 +88,15 @@ class Availability:
     def answered(self) -> None:
         self.in_a_row = 0
 
-    def unanswered(self, model_id: str, error: str) -> None:
+    def unanswered(self, model_id: str, error: str, refused: bool = False) -> None:
+        """One more call in a row the server did not answer (``refused``: answered with an HTTP error)."""
         self.in_a_row += 1
         if self.in_a_row >= self.limit and self.gave_up is None:
-            self.gave_up = ModelUnavailable(
-                f"{model_id}: {self.in_a_row} calls in a row got no answer (last: {error}); "
-                "the server stopped answering. Finished work is saved: start the server again and "
-                "run the same command to continue"
-            )
+            what, fix = (("were refused by the server", "fix the server or the model spec") if refused else
+                         ("got no answer", "the server stopped answering. Finished work is saved: start the "
+                          "server again"))
+            self.gave_up = ModelUnavailable(f"{model_id}: {self.in_a_row} calls in a row {what} (last: {error}); "
+                                            f"{fix} and run the same command to continue")
         if self.gave_up is not None:
             raise self.gave_up
 
@@ -185,35 +192,55 @@ async def _send(transport: Any, where: str, base: str, body: Optional[dict] = No
                                f"({type(e).__name__}: {e})") from None
 
 
+Probe = tuple[str, dict]  # a way of asking for JSON (a ``json=`` mode) and the request that asks so
+
+
 async def check_openai_endpoint(url: str, model: str, headers: dict[str, str], trust_env: bool,
-                                key_set: bool, connect_timeout: float = 10.0) -> None:
+                                key_set: bool, connect_timeout: float = 10.0,
+                                probes: tuple[Probe, ...] = ()) -> Optional[str]:
     """Raise :class:`ModelUnavailable` saying what to fix when ``url`` cannot serve ``model``:
-    nothing listening, a refused key, no OpenAI API there (404: the URL lacks ``/v1``), or a
-    model the server does not serve. Anything else (a 5xx, say) is left to the run's own calls.
+    nothing listening, a refused key, no OpenAI API there (404: the URL lacks ``/v1``), a model
+    the server does not list, or a server that refuses every way of asking for JSON.
+
+    ``probes``: the structured output the judge will use, then the fallbacks, as requests; the
+    first the server answers is the mode returned (the caller keeps it for the whole job). A 502,
+    503 or 504 (a server still loading) is left to the run's own calls: None.
     ``trust_env`` (https, or a proxy to go through) sends it with httpx, else over :mod:`qrelkit.llm.http1`."""
     transport = (_Proxied(headers, trust_env, connect_timeout) if trust_env
                  else _Plain(url, headers, connect_timeout))
     try:
-        await _check(transport, url, model, key_set)
+        return await _check(transport, url, model, key_set, probes or (("", _ping(model)),))
     finally:
         await transport.aclose()
 
 
-async def _check(transport: Any, url: str, model: str, key_set: bool) -> None:
+def _ping(model: str) -> dict:
+    return {"model": model, "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 1,
+            "temperature": 0.0}
+
+
+def _listed(model: str, served: list[str]) -> bool:
+    """Is ``model`` one of the ids a server lists? Ollama lists ``name:latest`` and serves ``name``."""
+    return model in served or f"{model}:latest" in served
+
+
+async def _check(transport: Any, url: str, model: str, key_set: bool, probes: tuple[Probe, ...]) -> Optional[str]:
     r = await _send(transport, url + "/models", url)
     _refuse_key(r, url + "/models", key_set)
     served = _served(r) if r.status_code == 200 else None
-    if served is not None and model in served:
-        return
+    if served and not _listed(model, served):  # llama.cpp answers any name with its one model
+        raise ModelUnavailable(f"model '{model}' is not served at {url}; it serves: {', '.join(served)}")
     chat = url + "/chat/completions"
-    ping = {"model": model, "messages": [{"role": "user", "content": "Say OK."}],
-            "max_tokens": 1, "temperature": 0.0}
-    r = await _send(transport, chat, url, ping)
-    _refuse_key(r, chat, key_set)
-    if r.status_code == 200:
-        return
-    if served is not None and r.status_code in (400, 404):
-        raise ModelUnavailable(f"model '{model}' is not served at {url}; it serves: "
-                               f"{', '.join(served) or 'nothing'}")
-    if r.status_code == 404:
-        raise ModelUnavailable(f"404 at {chat} — does the URL end in /v1? (server said: {_message(r)})")
+    refused: list[str] = []
+    for mode, payload in probes:
+        r = await _send(transport, chat, url, payload)
+        _refuse_key(r, chat, key_set)
+        if r.status_code == 200:
+            return mode or None
+        if r.status_code in UNANSWERED_STATUS:
+            return None  # loading or overloaded: the run's calls retry
+        if r.status_code == 404 and not served:
+            raise ModelUnavailable(f"404 at {chat} — does the URL end in /v1? (server said: {_message(r)})")
+        refused.append(f"json={mode}: HTTP {r.status_code}: {_message(r)}" if mode else
+                       f"HTTP {r.status_code}: {_message(r)}")
+    raise ModelUnavailable(f"{chat} refuses the judge's requests for model '{model}' ({'; '.join(refused)})")

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Sequence
 
-from qrelkit.errors import CapabilityError
+from qrelkit.errors import CapabilityError, StorageError
 from qrelkit.llm.availability import UNANSWERED_STATUS, Availability, mark_unanswered
 from qrelkit.llm.base import (
     JSON_SCHEMA,
@@ -272,6 +272,8 @@ class Client:
         holds them some milliseconds to write them together: a client that is done writes them now)."""
         try:
             self.cache.flush()
+        except StorageError:
+            pass  # kept by the store (write_failed); the command that owns the store raises it
         except Exception as e:  # noqa: BLE001 - as a failed put: paid again next run, said so
             log.warning("could not cache the last LLM answers (%s: %s); they will be paid again next run",
                         type(e).__name__, e)
@@ -302,11 +304,22 @@ class Client:
         base = min(self.backoff_max, self.backoff_base * (2 ** (attempt - 1)))
         return base * (0.5 + self._rng.random())  # jitter: spread retries of a burst apart
 
+    def _writable(self) -> None:
+        """No new call once the workspace refused a write (a full disk, a read-only mount): its
+        answer could not be kept, so it would be paid again; the run stops with that one line
+        (:mod:`qrelkit.store.faults`). At most the calls already in flight are paid."""
+        failed = self.store.write_failed if self.store is not None else None
+        if failed is not None:
+            raise failed
+
     def _cache_put(self, key: str, answer: Answer) -> None:
         # The answer is already paid for and in hand; a cache that cannot be
-        # written (a locked or read-only workspace) must not lose it.
+        # written (a locked workspace) must not lose it. A disk that refuses writes is kept
+        # by the store (write_failed) and stops the next call (_writable) instead.
         try:
             self.cache.put(key, answer)
+        except StorageError:
+            pass  # the store holds it in write_failed; _writable raises it before the next call
         except Exception as e:  # noqa: BLE001
             log.warning(
                 "could not cache an LLM answer (%s: %s); it will be paid again next run", type(e).__name__, e
@@ -335,15 +348,17 @@ class Client:
         error: Optional[str] = None
         latency = 0.0
         attempt = 0
+        self._writable()
         if self.availability is not None:
             await self.availability.before_call(self.backend)
         while attempt < self.max_attempts:
             attempt += 1
             retry_after: Optional[float] = None
-            retryable, unanswered = True, False
+            retryable, unanswered, refused = True, False, False
             await self._limits(estimate)
             self._tally.attempts += 1
             async with self._sem:
+                self._writable()  # here: a worker may have waited for the slot while a write failed
                 t0 = time.perf_counter()
                 try:
                     async with asyncio.timeout(self.timeout):
@@ -353,6 +368,7 @@ class Client:
                 except CallFailed as e:
                     res, error, retryable, retry_after = None, str(e), e.retryable, e.retry_after
                     unanswered = e.unanswered or e.status in UNANSWERED_STATUS
+                    refused = e.status is not None  # an HTTP error: the server's or its configuration's
                 except NotImplementedError as e:
                     res, error, retryable = None, f"unsupported: {e}", False
                 except Exception as e:  # noqa: BLE001 - any backend failure is a failed attempt
@@ -382,10 +398,10 @@ class Client:
                 await asyncio.sleep(delay)
         self._tally.calls += 1
         self._tally.errors += 1
-        if unanswered:
+        if unanswered or refused:  # not the case's fault: the next run retries it, people never see it
             mark_unanswered()
-            if self.availability is not None:
-                self.availability.unanswered(self.model_id, error or "no answer")  # raises after too many
+            if self.availability is not None:  # raises after too many in a row
+                self.availability.unanswered(self.model_id, error or "no answer", refused=not unanswered)
         return None, error or "failed", attempt, latency
 
     def _account(self, ptok: int, ctok: int, cost: float, latency: float) -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -67,6 +68,14 @@ _TRANSPORT: tuple[type[BaseException], ...] = (OSError, EOFError)
 _ENCODE = msgspec.json.Encoder().encode
 _DECODE = msgspec.json.Decoder().decode
 PROMPT_SCHEMA_INSTRUCTION = "\n\nAnswer with only a JSON object that matches this JSON schema:\n"
+JSON_FALLBACKS = ("schema", "object", "prompt")  # the next way to ask for JSON when a server refuses one
+# The start-up check's request: small, but structured the way a judge's are (a grade and a bounded reason)
+PROBE_SCHEMA = {"type": "object", "properties": {"grade": {"type": "integer", "enum": [0, 1, 2, 3]},
+                                                 "reason": {"type": "string", "maxLength": 40}},
+                "required": ["grade", "reason"]}
+PROBE_MESSAGES = (Message("user", 'Reply with JSON: {"grade": 1, "reason": "ok"}'),)
+PROBE_TOKENS = 12
+log = logging.getLogger(__name__)
 
 
 class _HttpxPool:
@@ -218,13 +227,24 @@ class OpenAIBackend:
         self._key_set = api_key != "EMPTY"
 
     async def check(self) -> None:
-        """Can every endpoint serve this model? (:func:`qrelkit.llm.availability.check_openai_endpoint`)"""
+        """Can every endpoint serve this model, asked for JSON as the judge will ask?
+        (:func:`qrelkit.llm.availability.check_openai_endpoint`). A server that refuses the spec's
+        ``json=`` mode gets the next one (``schema`` → ``object`` → ``prompt``) for the whole job,
+        said once on stderr."""
         from qrelkit.llm.availability import check_openai_endpoint
 
         headers = {k.decode(): v.decode() for k, v in self._headers}
         for ep in self.endpoints:
-            await check_openai_endpoint(ep.url, self.model, headers, trust_env=not _use_plain_pool(ep.url),
-                                        key_set=self._key_set, connect_timeout=self._connect_timeout)
+            modes = JSON_FALLBACKS[JSON_FALLBACKS.index(self.json_mode):]
+            probes = tuple((m, self._payload(PROBE_MESSAGES, PROBE_SCHEMA, PROBE_TOKENS, 0.0, 0, None, m))
+                           for m in modes)
+            mode = await check_openai_endpoint(ep.url, self.model, headers, trust_env=not _use_plain_pool(ep.url),
+                                               key_set=self._key_set, connect_timeout=self._connect_timeout,
+                                               probes=probes)
+            if mode is not None and mode != self.json_mode:
+                log.warning("%s at %s refuses json=%s; asking with json=%s for this job (add ?json=%s to "
+                            "the model spec to say so)", self.model_id, ep.url, self.json_mode, mode, mode)
+                self.json_mode = mode
 
     # ---- endpoints -----------------------------------------------------------
     def _pick(self) -> _Endpoint:

@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
-from qrelkit.errors import InputError, UsageError
+from qrelkit.errors import InputError, StorageError, UsageError
+from qrelkit.store.faults import storage_error
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, split_sql
 
 LOADING = "loading"  # the meta key that marks a load under way
@@ -30,6 +31,28 @@ WAL_AUTOCHECKPOINT = 1000  # pages (SQLite's default): restored after :meth:`Sto
 CHECKPOINT_SECONDS = 0.5
 RESTART_PAGES = 4096  # 16 MB of log at most (4 KB pages) before it is started again
 log = logging.getLogger(__name__)
+
+
+def _open_read_only(ws: Path, refused: sqlite3.Error) -> sqlite3.Connection:
+    """A read-only connection for a workspace that cannot be written (read-only commands work).
+
+    A WAL database needs its ``-shm`` file to be read; in a folder nobody may write, SQLite
+    cannot make one, so the last resort is ``immutable=1`` (no locking, no log: right for a
+    read-only mount, where no one can change the file while it is read). A connection that
+    cannot even read leaves as the :class:`StorageError` of the first refusal."""
+    uri = (ws / DB_NAME).resolve().as_uri()
+    for mode in ("?mode=ro", "?mode=ro&immutable=1"):
+        conn = None
+        try:
+            conn = sqlite3.connect(uri + mode, uri=True, timeout=60.0, isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute("PRAGMA user_version").fetchone()
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error:
+            if conn is not None:
+                conn.close()
+    raise storage_error(refused, ws) or refused
 
 
 def now() -> float:
@@ -51,6 +74,8 @@ class StoreCore:
         self._lock = threading.RLock()
         self._depth = 0  # open transactions on this connection (only the lock holder changes it)
         self._pending_calls: dict[str, tuple] = {}  # LLM answers not yet written (store.llm_calls)
+        self.write_failed: Optional[StorageError] = None  # the first write the disk refused (store.faults)
+        self.read_only = False  # opened read-only: the folder may not be written (see _open_read_only)
 
     # ---- opening -----------------------------------------------------------
     @classmethod
@@ -82,15 +107,21 @@ class StoreCore:
 
     @classmethod
     def _connect(cls, ws: Path):
+        read_only, conn = False, None
         try:
             conn = sqlite3.connect(ws / DB_NAME, timeout=60.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
         except sqlite3.DatabaseError as e:  # not a database, a folder, unreadable: the user's file, not a bug
-            raise InputError(ws / DB_NAME, None, f"cannot open the workspace database: {e}") from None
+            if conn is not None:
+                conn.close()
+            if storage_error(e, ws) is None:
+                raise InputError(ws / DB_NAME, None, f"cannot open the workspace database: {e}") from None
+            conn, read_only = _open_read_only(ws, e), True  # a read-only mount, a folder this user may not write
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=60000")
         conn.execute("PRAGMA foreign_keys=ON")
         store = cls(ws, conn)
+        store.read_only = read_only
         store._migrate()
         return store
 
@@ -105,6 +136,8 @@ class StoreCore:
         self.close()
 
     def _migrate(self) -> None:
+        if self.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION:
+            return  # nothing to write (a read-only workspace opens too)
         with self.transaction() as c:
             version = c.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
@@ -134,17 +167,46 @@ class StoreCore:
                 finally:
                     self._depth -= 1
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
+            with self._faults():
+                self._conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
             try:
                 yield self._conn
-            except BaseException:
+            except BaseException as e:
                 self._depth = 0
-                self._conn.execute("ROLLBACK")
-                raise
+                if self._conn.in_transaction:  # SQLite ends it itself after some failures (a full disk)
+                    self._conn.execute("ROLLBACK")
+                err = self._fault(e)
+                if err is None:
+                    raise
+                raise err from None
             else:
                 self._depth = 0
-                self._conn.execute("COMMIT")
+                with self._faults():
+                    try:
+                        self._conn.execute("COMMIT")
+                    except BaseException:
+                        if self._conn.in_transaction:
+                            self._conn.execute("ROLLBACK")
+                        raise
+
+    def _fault(self, e: BaseException):
+        """``e`` as a :class:`qrelkit.errors.StorageError` when the disk or folder caused it (the
+        first one is kept in ``write_failed``: a judging client makes no call after it), else None."""
+        err = storage_error(e, self.workspace)
+        if err is not None and self.write_failed is None:
+            self.write_failed = err
+        return err
+
+    @contextmanager
+    def _faults(self) -> Iterator[None]:
+        try:
+            yield
+        except (OSError, sqlite3.Error) as e:
+            err = self._fault(e)
+            if err is None:
+                raise
+            raise err from None
 
     @contextmanager
     def bulk_load(self) -> Iterator[None]:

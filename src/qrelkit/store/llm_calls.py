@@ -11,6 +11,7 @@ import logging
 import sqlite3
 from typing import Optional
 
+from qrelkit.errors import StorageError
 from qrelkit.jsontext import sorted_json
 from qrelkit.store.core import now
 
@@ -106,6 +107,9 @@ class LLMCallStore:
     def _flush_calls_soon(self, _done: object = None) -> None:
         try:
             self.flush_calls()
+        except StorageError:  # a full or read-only disk: the store keeps it (write_failed), the
+            with self._lock:   # client makes no new call and the run stops with it, one line
+                self._pending_calls = {}
         except (sqlite3.Error, OSError) as e:  # as an answer that could not be cached always was
             with self._lock:
                 lost, self._pending_calls = len(self._pending_calls), {}

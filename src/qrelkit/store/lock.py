@@ -9,7 +9,9 @@ so `judge`, `fill` and `build` take this lock for as long as they judge; read-on
 The lock is an ``flock`` on ``qrelkit.lock`` in the workspace. The kernel releases it when its
 process ends, however it ends (Ctrl-C, ``kill -9``, a crash), so a lock left by a killed process
 is never in the way: the next command simply takes it over. The file's text says who holds it
-(pid, command, start time), for the message the second process prints.
+(pid, command, start time), for the message the second process prints. A workspace the lock
+cannot be written in (a full disk, a read-only mount, no permission) is one line and exit 2
+(:mod:`qrelkit.store.faults`).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from qrelkit.errors import UsageError
+from qrelkit.store.faults import storage_guard
 
 LOCK_FILE = "qrelkit.lock"
 
@@ -46,9 +49,10 @@ def writer_lock(workspace: Path | str, command: str, wait: bool = False,
     A second writer raises UsageError (exit 2) naming the holder, or with ``wait`` blocks until
     the holder is done (``on_wait`` is told who it waits for)."""
     ws = Path(workspace)
-    ws.mkdir(parents=True, exist_ok=True)
     path = ws / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    with storage_guard(ws):  # a full disk, a read-only mount, no permission: one line, exit 2
+        ws.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -61,9 +65,10 @@ def writer_lock(workspace: Path | str, command: str, wait: bool = False,
             if on_wait is not None:
                 on_wait(f"waiting for {holder} to finish judging {ws}")
             fcntl.flock(fd, fcntl.LOCK_EX)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({"pid": os.getpid(), "command": command, "started": time.time(),
-                                  "argv": sys.argv[1:]}).encode(), 0)
+        with storage_guard(ws):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps({"pid": os.getpid(), "command": command, "started": time.time(),
+                                      "argv": sys.argv[1:]}).encode(), 0)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the flock
