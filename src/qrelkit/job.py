@@ -247,7 +247,11 @@ def _new_job(store: "Store", kind: str, values: dict[str, Any]) -> Job:
     given["auto"] = bool(values.get("auto"))
     depth = values.get("depth") or 10
     human_depth = values.get("human_depth")
-    if kind == "fill":
+    if kind == "fill" and values.get("people") and not str(values["people"]).strip().startswith("sample"):
+        raise UsageError(f"fill --people {values['people']!r}: fill sends every hole to the judge; the one "
+                         "people's share it takes is a probability sample for `qrelkit estimate`, "
+                         "e.g. --people 'sample(size=10%)' (other shares: `qrelkit build`)")
+    if kind == "fill" and not values.get("people"):  # fill: no people's share but a probability sample
         human_depth, given["human_depth"] = 0, 0
     return Job(kind=kind, spec=spec, model=model, task=values.get("task") or "auto", budget=budget,
                threshold=parse_threshold(values.get("threshold")), depth=depth, pool=values.get("pool"),
@@ -265,7 +269,8 @@ def _continued(store: "Store", kind: str, stored: dict, given: dict[str, Any]) -
     kind = stored.get("kind", kind)
     model = given.get("model") or stored.get("model") or "local"  # same id; the URL may have moved
     budget = stored.get("budget")
-    human_depth = 0 if kind == "fill" else before.get("human_depth")  # fill: no people's share, ever
+    # fill: no people's share, but a probability sample (--people 'sample(...)')
+    human_depth = 0 if kind == "fill" and not before.get("people") else before.get("human_depth")
     return Job(kind=kind, spec=parse_spec(stored["method"]), model=model,
                task=before.get("task") or "auto", budget=parse_budget(budget),
                threshold=parse_threshold(before.get("threshold")), depth=before.get("depth") or 10,
