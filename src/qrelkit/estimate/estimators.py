@@ -1,0 +1,218 @@
+"""Estimates of runs' scores and differences, with intervals, from a judge's labels and a people's sample.
+
+Contract (stable; the estimate command, the report and ``qrelkit.estimate`` rely on it):
+
+``estimate_runs(runs, labels, people, sample, measures, *, alpha=0.05, seed=0, threshold=None,
+universe=None) -> Estimates``
+
+- ``runs``: ``{run name: {qid: docids in ranked (trec_eval) order}}``;
+- ``labels``: the judge's grades ``{(qid, docid): grade}`` (the pairs it did not label are a calibration
+  class of their own);
+- ``people``: people's grades; only those on the sample's pairs and the census are used;
+- ``sample``: the :class:`~qrelkit.estimate.design.Sample` people were asked to label;
+- ``measures``: ir_measures names as the user writes them (``P@10``, ``nDCG@10``, ``R@100``, ``RBP``,
+  ``Judged@10``; a comma list is split);
+- ``threshold``: the grade from which a pair is relevant for binary measures; None is ``auto``: 2 when
+  any label is above 1 (TREC DL), else 1;
+- ``universe``: the pairs the sample was drawn from; None rebuilds it as the labelled pairs plus the runs'
+  top ``sample.depth`` (:func:`~qrelkit.estimate.design.universe_of`), as ``qrelkit sample`` built it.
+
+Refusals (:class:`~qrelkit.estimate.errors.EstimateError`, exit 2): a sample pair outside the universe,
+probabilities that do not add up to the universe's size per topic (the sample was drawn from something
+else), fewer than two people's labels in a topic, a measure without an estimator. Sample pairs people
+have not labelled yet are listed in ``Estimates.unlabelled`` (and the JSON), never dropped silently:
+until they are labelled, the estimate treats them as missing at random within their stratum.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from scipy.stats import norm
+
+from qrelkit.estimate import calibration
+from qrelkit.estimate.calibration import CalibrationRow
+from qrelkit.estimate.design import Sample, universe_of
+from qrelkit.estimate.differences import Difference, estimate_differences, exact_differences, tied_groups
+from qrelkit.estimate.errors import EstimateError
+from qrelkit.estimate.frame import Frame, exact_scores
+from qrelkit.estimate.measures import MeasureKind, judged_share, parse_measures
+from qrelkit.estimate.nonlinear import Inputs, fit_measure
+from qrelkit.estimate.ppi import LabelledDesign, labelled_design, power_tune, variance
+from qrelkit.estimate.strata import stratum_sizes, strata_of
+
+Pair = tuple[str, str]
+Runs = Mapping[str, Mapping[str, Sequence[str]]]
+
+
+@dataclass(frozen=True)
+class Interval:
+    estimate: float
+    low: float
+    high: float
+
+    def to_dict(self) -> dict:
+        return {"estimate": self.estimate, "low": self.low, "high": self.high}
+
+
+@dataclass(frozen=True)
+class EstimateRow:
+    """One run on one measure: the estimate and its interval, the judge's labels-only score, the
+    people-only estimate from the same sample, and PPI++'s lambda."""
+
+    run: str
+    measure: str
+    estimate: float
+    low: float
+    high: float
+    labels_only: float
+    people_only: Interval
+    lam: float
+
+    def to_dict(self) -> dict:
+        return {"run": self.run, "measure": self.measure, "estimate": self.estimate, "low": self.low,
+                "high": self.high, "labels_only": self.labels_only, "people_only": self.people_only.to_dict(),
+                "lambda": self.lam}
+
+
+@dataclass(frozen=True)
+class Estimates:
+    rows: tuple[EstimateRow, ...]
+    differences: tuple[Difference, ...]
+    tied: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]  # (measure, groups best first)
+    calibration: tuple[CalibrationRow, ...]
+    sample_size: int
+    labelled: int
+    unlabelled: tuple[Pair, ...]
+    census: int
+    census_unlabelled: tuple[Pair, ...]
+    universe: int
+    topics: int
+    alpha: float
+    threshold: int
+    design: str
+
+    def to_json(self) -> dict:
+        return {
+            "runs": [r.to_dict() for r in self.rows],
+            "differences": [d.to_dict() for d in self.differences],
+            "tied": {m: [list(g) for g in groups] for m, groups in self.tied},
+            "calibration": [c.to_dict() for c in self.calibration],
+            "sample": {"size": self.sample_size, "labelled": self.labelled,
+                       "unlabelled": [list(p) for p in self.unlabelled], "census": self.census,
+                       "census_unlabelled": [list(p) for p in self.census_unlabelled], "design": self.design},
+            "universe": self.universe, "topics": self.topics, "alpha": self.alpha, "threshold": self.threshold,
+        }
+
+
+def estimate_runs(runs: Runs, labels: Mapping[Pair, int], people: Mapping[Pair, int], sample: Sample,
+                  measures: Sequence[str], *, alpha: float = 0.05, seed: int = 0, threshold: Optional[int] = None,
+                  universe: Optional[Iterable[Pair]] = None) -> Estimates:
+    if not 0 < alpha < 1:
+        raise EstimateError(f"alpha {alpha} must be between 0 and 1")
+    if not runs:
+        raise EstimateError("no runs to estimate")
+    thr = threshold if threshold is not None else (2 if max([*labels.values(), *people.values(), 0]) > 1 else 1)
+    kinds = parse_measures(measures, thr)
+    if universe is None:
+        universe = universe_of([*labels, *sample.census, *sample.pair_set()], runs, sample.depth)
+    frame = Frame.build(list(universe), runs)
+    design, inputs, unlabelled, census_missing = _prepare(frame, labels, people, sample, seed)
+    z = float(norm.ppf(1 - alpha / 2))
+    rows: list[EstimateRow] = []
+    diffs: list[Difference] = []
+    tied = []
+    judge = np.array([labels.get(p, 0) for p in frame.pairs])
+    for kind in kinds:
+        m_rows, m_diffs = _one_measure(frame, kind, inputs, judge, z, set(labels))
+        rows += m_rows
+        diffs += m_diffs
+        tied.append((kind.key, tied_groups(frame.names, [r.estimate for r in m_rows], m_diffs)))
+    return Estimates(tuple(rows), tuple(diffs), tuple(tied), _calibration(frame, labels, design, thr),
+                     len(sample.pairs), len(design.index), unlabelled, len(sample.census), census_missing,
+                     len(frame.pairs), len(frame.topics), alpha, thr, sample.design)
+
+
+def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndarray, z: float,
+                 judged: set) -> tuple[list[EstimateRow], tuple[Difference, ...]]:
+    names = frame.names
+    if kind.label == "judged":
+        exact = judged_share(frame.runs, names, frame.topics, frozenset(frame.pairs), kind.cutoff)
+        by_judge = judged_share(frame.runs, names, frame.topics, frozenset(judged), kind.cutoff)
+        rows = [EstimateRow(n, kind.key, float(e), float(e), float(e), float(j), Interval(float(e), float(e), float(e)), 0.0)
+                for n, e, j in zip(names, exact, by_judge)]
+        return rows, exact_differences(names, kind.key, exact)
+    fitted = fit_measure(frame, kind, inputs)
+    every = np.arange(len(names))
+    zy, zf = fitted.influence(every, np.ones(len(names)))
+    lam = power_tune(inputs.design, zy, zf)
+    est = fitted.value(every, lam)
+    zy, zf = fitted.influence(every, lam)
+    half = z * np.sqrt(variance(inputs.design, zy, zf, lam))
+    zero = np.zeros(len(names))
+    people = fitted.value(every, zero)
+    py, pf = fitted.influence(every, zero)
+    p_half = z * np.sqrt(variance(inputs.design, py, pf, zero))
+    labels_only = exact_scores(frame, kind, judge)
+    rows = [EstimateRow(n, kind.key, float(e), float(e - h), float(e + h), float(lo),
+                        Interval(float(p), float(p - ph), float(p + ph)), float(lm))
+            for n, e, h, lo, p, ph, lm in zip(names, est, half, labels_only, people, p_half, lam)]
+    return rows, estimate_differences(fitted, names, inputs.design, lam, z)
+
+
+def _prepare(frame: Frame, labels: Mapping[Pair, int], people: Mapping[Pair, int], sample: Sample,
+             seed: int) -> tuple[LabelledDesign, Inputs, tuple[Pair, ...], tuple[Pair, ...]]:
+    """Check the sample against the universe, weight the labelled pairs, and cross-fit the calibration."""
+    outside = [p for p in [*sample.pair_set(), *sample.census] if p not in frame.index]
+    if outside:
+        q, d = sorted(outside)[0]
+        raise EstimateError(f"the sample does not match the universe: {len(outside)} of its pairs (e.g. {q} {d}) "
+                            "are neither labelled nor in the runs' top k; was it drawn from other labels or runs?")
+    strata = strata_of([(p.qid, p.docid, p.probability) for p in sample.pairs])
+    _check_sizes(frame, strata, sample.census)
+    design = labelled_design(strata, frame.index, people)
+    census_known = [p for p in sorted(sample.census) if p in people]
+    values = np.array(sorted({0, *(int(g) for g in design.grade), *(people[p] for p in census_known)}))
+    keys, grades = _judge_keys(frame, labels)
+    shape = (len(frame.topics), len(grades), len(values))
+    every, own = calibration.cross_fit(keys, frame.topic, design.index, np.searchsorted(values, design.grade),
+                                       design.stratum, shape, seed)
+    exact = np.zeros(len(frame.pairs), dtype=bool)
+    for p in census_known:
+        i = frame.index[p]
+        exact[i] = True
+        every[i] = (values == people[p]).astype(float)
+    unlabelled = tuple(sorted(p for p in sample.pair_set() if p not in people))
+    missing = tuple(p for p in sorted(sample.census) if p not in people)
+    return design, Inputs(values, every, own, exact, design), unlabelled, missing
+
+
+def _check_sizes(frame: Frame, strata, census: frozenset) -> None:
+    covered = stratum_sizes(strata)
+    have: dict[str, int] = {}
+    for q, _ in frame.pairs:
+        have[q] = have.get(q, 0) + 1
+    for q, _ in census:
+        have[q] = have.get(q, 0) - 1
+    for q in frame.topics:
+        if covered.get(q, 0) != have.get(q, 0):
+            raise EstimateError(
+                f"the sample's probabilities do not match the universe: topic {q} has {have.get(q, 0)} pairs "
+                f"outside the census, the sample's strata cover {covered.get(q, 0)}; draw the sample from "
+                "the same labels, runs and depth as the estimate (or pass the same universe)")
+
+
+def _judge_keys(frame: Frame, labels: Mapping[Pair, int]) -> tuple[np.ndarray, list[Optional[int]]]:
+    """A calibration class per universe pair: the judge's grade, or None where it gave none."""
+    grades: list[Optional[int]] = sorted({int(labels[p]) for p in frame.pairs if p in labels})
+    if any(p not in labels for p in frame.pairs):
+        grades.append(None)
+    where = {g: k for k, g in enumerate(grades)}
+    return np.array([where[labels.get(p)] for p in frame.pairs], dtype=int), grades
+
+
+def _calibration(frame: Frame, labels: Mapping[Pair, int], design: LabelledDesign, thr: int) -> tuple[CalibrationRow, ...]:
+    keys, grades = _judge_keys(frame, labels)
+    return calibration.calibration_table(grades, keys, design.index, design.weight, design.grade, thr)
