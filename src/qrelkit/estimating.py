@@ -26,10 +26,13 @@ DEFAULT_MEASURES = ("P@10", "nDCG@10")
 _CUTOFF = re.compile(r"@(\d+)")
 
 
-def run_depth(measures: Sequence[str]) -> Optional[int]:
-    """How deep the runs must be read for these measures (None: whole, a measure without a cut-off)."""
+def run_depth(measures: Sequence[str], sample_depth: Optional[int] = None) -> Optional[int]:
+    """How deep the runs must be read for these measures and the universe of a sample drawn to
+    ``sample_depth`` (None: whole, a measure without a cut-off)."""
     cuts = [_CUTOFF.search(m) for m in measures]
-    return None if any(c is None for c in cuts) else max(int(c[1]) for c in cuts)
+    if any(c is None for c in cuts):
+        return None
+    return max([int(c[1]) for c in cuts] + ([sample_depth] if sample_depth else []))
 
 
 def estimate_files(runs: Sequence[Any], labels: Mapping[Pair, int], people: Mapping[Pair, int], sample: "Sample",
@@ -38,8 +41,7 @@ def estimate_files(runs: Sequence[Any], labels: Mapping[Pair, int], people: Mapp
     from qrelkit.estimate.estimators import estimate_runs
     from qrelkit.people_sample import rankings
 
-    return estimate_runs(rankings(runs, run_depth(measures)), dict(labels), dict(people), sample, list(measures),
-                         alpha=alpha, seed=seed)
+    return estimate_runs(rankings(runs), dict(labels), dict(people), sample, list(measures), alpha=alpha, seed=seed)
 
 
 def stored_sample(store: "Store") -> "Sample":
@@ -101,7 +103,7 @@ def workspace_inputs(store: "Store", method: Optional[str] = None, model: Option
     people.update({(j.qid, j.docid): j.grade for j in store.judgments(method=PEOPLE_METHOD, source="human")
                    if j.grade is not None})
     stored = store.runs()
-    depth = run_depth(measures)
+    depth = run_depth(measures, sample.depth)
     runs = _pool_inputs([p for _, p, _ in stored], [n for n, _, _ in stored], depth or 10**9)
     from qrelkit.people_sample import rankings
 
@@ -114,7 +116,8 @@ def estimate_workspace(store: "Store", method: Optional[str] = None, model: Opti
     from qrelkit.estimate.estimators import estimate_runs
 
     runs, labels, people, sample = workspace_inputs(store, method, model, measures)
-    return estimate_runs(runs, labels, people, sample, list(measures), alpha=alpha, seed=seed)
+    universe = [(c.qid, c.docid) for c in store.cases()]  # the pool the sample was drawn from
+    return estimate_runs(runs, labels, people, sample, list(measures), alpha=alpha, seed=seed, universe=universe)
 
 
 def read_labels(path: str | Path) -> dict[Pair, int]:

@@ -44,8 +44,7 @@ class SampleSize:
     percent: bool
 
     def count(self, available: int) -> int:
-        n = math.floor(self.value * available / 100.0 + 0.5) if self.percent else int(self.value)
-        return min(n, available)
+        return math.floor(self.value * available / 100.0 + 0.5) if self.percent else int(self.value)
 
     def __str__(self) -> str:
         return f"{self.value:g}%" if self.percent else str(int(self.value))
@@ -123,6 +122,9 @@ def draw(universe: Sequence[Pair], *, size: SampleSize, design: str, seed: int, 
     n = size.count(available)
     if n < 1:
         raise UsageError(f"--size {size} of {available} pairs is no pair at all: ask for more")
+    if n > available:
+        raise UsageError(f"--size {size} is more than the {available} pairs to draw from (the universe of "
+                         f"{len(universe)} less {len(census)} census pairs)")
     return draw_sample(list(universe), size=n, design=design, seed=seed, runs=rankings(runs, depth) if runs else None,
                        judge_probability=judge_probability, census=census, depth=depth)
 

@@ -11,7 +11,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, RunNamesOpt, WorkspaceOpt, app, console, fmt, print_json
+from qrelkit.cli._app import JsonOpt, RunNamesOpt, WorkspaceOpt, app, console, print_json
 from qrelkit.cli._shown import shown
 from qrelkit.cli.measure import RunsOpt, SeedOpt, split_measures
 from qrelkit.errors import UsageError
@@ -62,11 +62,8 @@ def _from_files(runs, labels, people, sample_file, measures, alpha, seed, run_na
     if len(labels) > 1:
         raise UsageError(f"--labels takes one qrels file, got {len(labels)}")
     drawn = read_sample(sample_file)
-    read = require_runs(runs, run_names=run_names)
-    from qrelkit.data import read_runs
-
-    if run_depth(measures) is not None:  # only the top the measures read
-        read = read_runs(list(runs), max_depth=run_depth(measures), by=run_names)
+    # only the top the measures and the sample's universe read (evaluate's names, its warning once)
+    read = require_runs(runs, run_names=run_names, max_depth=run_depth(measures, drawn.depth))
     return estimate_files(read, read_labels(labels[0]), read_labels(people), drawn, measures, alpha, seed)
 
 
@@ -88,21 +85,35 @@ def show(out: dict) -> None:
     """The estimates as tables on stderr: per measure the runs, then the tied groups and what waits."""
     measures = list(dict.fromkeys(r["measure"] for r in out.get("runs", [])))
     for m in measures:
-        table = Table(title=f"{m}: estimate [{_level(out)} interval] · labels only · people only")
-        for col in ("run", "estimate", "low", "high", "labels only", "people only", "people low", "people high"):
-            table.add_column(col, justify="left" if col == "run" else "right")
-        rows = sorted((r for r in out["runs"] if r["measure"] == m), key=lambda r: -r["estimate"])
-        for r in rows:
+        table = Table(title=f"{m}: estimate with its {_level(out)} interval · the judge's labels alone · people alone",
+                      caption="labels: the judge's labels taken as true; people: the sample alone, same budget")
+        table.add_column("run", overflow="fold", min_width=12)
+        for col in ("estimate", "interval", "labels", "people", "interval "):
+            table.add_column(col, justify="right", no_wrap=True)
+        for r in sorted((r for r in out["runs"] if r["measure"] == m), key=lambda r: -r["estimate"]):
             po = r.get("people_only") or {}
-            table.add_row(shown(r["run"]), fmt(r["estimate"]), fmt(r["low"]), fmt(r["high"]), fmt(r.get("labels_only")),
-                          fmt(po.get("estimate")), fmt(po.get("low")), fmt(po.get("high")))
+            table.add_row(shown(r["run"]), _num(r["estimate"]), _span(r["low"], r["high"]), _num(r.get("labels_only")),
+                          _num(po.get("estimate")), _span(po.get("low"), po.get("high")))
         console.print(table)
     for line in _tied_lines(out):
         console.print(line, highlight=False, soft_wrap=True)
-    unlabelled = out.get("unlabelled") or []
+    sample = out.get("sample") or {}
+    unlabelled = sample.get("unlabelled") or []
+    console.print(f"people's sample: {sample.get('labelled')} of {sample.get('size')} pairs labelled "
+                  f"({sample.get('design')}), census {sample.get('census')}, universe {out.get('universe')} pairs",
+                  highlight=False, soft_wrap=True)
     if unlabelled:
-        console.print(f"[yellow]{len(unlabelled)} pairs of the sample have no people's label yet[/]: they are not in "
-                      "these estimates' correction; label them and estimate again", highlight=False)
+        console.print(f"[yellow]{len(unlabelled)} pairs of the sample have no people's label yet[/] (--json lists "
+                      "them): the estimate treats them as missing at random in their stratum; label them and "
+                      "estimate again", highlight=False, soft_wrap=True)
+
+
+def _num(v) -> str:
+    return "-" if v is None else f"{v:.3f}"
+
+
+def _span(low, high) -> str:
+    return "-" if low is None or high is None else f"{low:.3f}–{high:.3f}"
 
 
 def _level(out: dict) -> str:
@@ -111,12 +122,9 @@ def _level(out: dict) -> str:
 
 
 def _tied_lines(out: dict) -> list[str]:
-    """``measure: a = b > c`` lines from the tied groups (systems whose differences include 0)."""
+    """``measure: a = b > c`` lines from the tied groups (runs whose differences include 0)."""
     lines = []
-    for entry in out.get("tied") or out.get("tied_groups") or []:
-        groups = entry.get("groups") if isinstance(entry, dict) else entry
-        measure = entry.get("measure", "") if isinstance(entry, dict) else ""
-        text = " > ".join(" = ".join(shown(x) for x in g) for g in groups or [])
-        if text:
-            lines.append(f"{measure}: {text}" if measure else text)
+    for measure, groups in (out.get("tied") or {}).items():
+        ranked = " > ".join(" = ".join(shown(x) for x in g) for g in groups)
+        lines.append(f"{measure} (= : tied, every interval of their differences includes 0): {ranked}")
     return lines

@@ -79,7 +79,7 @@ def _from_files(runs, labels, depth, size, design, seed, human_depth, run_names)
         raise UsageError("pass --labels QRELS (the judge's labels) and --runs PATH, or -w WS")
     if len(labels) > 1:
         raise UsageError(f"--labels takes one qrels file, got {len(labels)}")
-    read = require_runs(runs, run_names=run_names)
+    read = require_runs(runs, run_names=run_names, max_depth=depth)
     pairs = load_qrels(labels[0]).pairs
     universe = file_universe(read, pairs, depth)
     drawn = draw(universe, size=size, design=design, seed=seed, runs=read, census=top_census(read, human_depth))
@@ -96,7 +96,8 @@ def _from_workspace(ws, size, design, seed, human_depth, method):
         counts = store.sample_counts()
         universe = len(store.cases())
     hint = (f"people's share is now {spec}: {counts.waiting} sampled pairs wait for people (`qrelkit annotate serve "
-            f"-w {ws}`); keep it in `qrelkit build/fill -w {ws} --people '{spec}'`, then `qrelkit estimate -w {ws}`")
+            f"-w {ws}`); the judge labels them too (`qrelkit judge -w {ws} --share all`, or `qrelkit fill/build -w {ws} "
+            f"--people '{spec}'`, which keeps this sample), then `qrelkit estimate -w {ws}`")
     return drawn, spec, universe, {"waiting": counts.waiting, "next": hint}
 
 

@@ -522,7 +522,7 @@ def report_from_store(
         earlier_jobs=tuple({"kind": j.get("kind"), "method": j.get("method"), "model_id": j.get("model_id")}
                            for j in earlier),
         rag=rag,
-        estimates=gather_estimates(store, (job or {}).get("method")),
+        estimates=gather_estimates(store, (job or {}).get("method"), (job or {}).get("model_id")),
     )
     return write_report(inputs, out)
 
