@@ -90,7 +90,7 @@ def test_specs_have_a_canonical_form(text, canonical):
 
 
 @pytest.mark.parametrize(("text", "problem"), [
-    ("sample(rate=0.1)", "unknown strategy 'sample'"),
+    ("lottery(rate=0.1)", "unknown strategy 'lottery'"),
     ("stratified(rate=2)", "out of range"),
     ("stratified(by=grade)", "not one of reference, rank"),
     ("depth+depth", "expected one strategy"),

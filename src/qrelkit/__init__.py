@@ -4,7 +4,8 @@
 a script that only reads qrels does not pay for the model or web stacks.
 
 Jobs: :func:`fill`, :func:`build`; measurement: :func:`score`, :func:`holes` (and
-the :mod:`qrelkit.evaluate` package behind them);
+the :mod:`qrelkit.evaluate` package behind them), :func:`estimate` (scores with intervals from a
+people's sample, :mod:`qrelkit.estimate`);
 workspace views: :func:`judgments`, :func:`merged_qrels`; readers and writers:
 :func:`read_qrels`, :func:`load_qrels`, :func:`write_qrels`, :func:`read_run`,
 :func:`read_runs`, :func:`write_run`, :func:`read_topics`, :func:`load_topics`,
@@ -44,9 +45,11 @@ _LAZY = {
     "Judgment": "qrelkit.types",
 }
 
-_SUBPACKAGES = ("evaluate",)  # ``qrelkit.evaluate.X`` works without importing it first
+# ``qrelkit.evaluate.X`` works without importing it first; ``qrelkit.estimate`` is a package and a function
+# (``qrelkit.estimate(...)``, qrelkit.api.estimate: see qrelkit._callable)
+_SUBPACKAGES = ("evaluate", "estimate")
 
-__all__ = sorted(_LAZY) + ["__version__"]
+__all__ = sorted(_LAZY) + ["__version__", "estimate"]
 
 
 def __getattr__(name: str):

@@ -15,6 +15,9 @@ a third is the one a real project can use:
 - ``stratified(rate=0.10, by=rank)``: the same sample, stratified by the case's
   best rank in the pool (rank bands of ``band`` positions), which needs no
   reference — the realistic variant.
+- ``sample(size=10%, design=weighted, seed=0, census=0)``: a probability sample with each pair's
+  inclusion probability known and stored (:mod:`qrelkit.people_sample`), so that `qrelkit estimate`
+  can correct the judge's scores with people's labels; ``census=K`` adds the top-K census.
 
 Stratified samples are drawn per topic (every topic needs people's labels for
 the learning judges to learn from): the topic's quota ``round(rate * n)`` is
@@ -37,6 +40,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Hashable, Optional
 
 from qrelkit.errors import UsageError
+from qrelkit.people_sample import size_value
 from qrelkit.specs import Param, bind, canonical_text, choice, integer, number, parse_chain
 from qrelkit.types import Case
 
@@ -60,8 +64,10 @@ class Allocation:
     def needs_reference(self) -> bool:
         return REGISTRY[self.name].needs_reference(self)
 
-    def people(self, cases: Sequence[Case], reference: Optional[Reference] = None) -> frozenset[tuple[str, str]]:
-        """The (qid, docid) pairs of ``cases`` that people judge."""
+    def people(self, cases: Sequence[Case], reference: Optional[Reference] = None,
+               runs: Sequence[Any] = ()) -> frozenset[tuple[str, str]]:
+        """The (qid, docid) pairs of ``cases`` that people judge (``runs``: the pooled runs, which a
+        weighted sample weighs pairs by)."""
         if self.needs_reference and reference is None:
             raise UsageError(
                 f"people's share {self}: stratifying by the reference labels is an oracle that only a "
@@ -69,11 +75,12 @@ class Allocation:
                 "(`qrelkit init --qrels`) or stratify by pool rank instead: "
                 f"stratified(rate={self['rate']:g}, by=rank)"
             )
-        return REGISTRY[self.name].select(self, cases, reference or {})
+        return REGISTRY[self.name].select(self, cases, reference or {}, runs)
 
-    def allocate(self, cases: Sequence[Case], reference: Optional[Reference] = None) -> tuple[Case, ...]:
+    def allocate(self, cases: Sequence[Case], reference: Optional[Reference] = None,
+                 runs: Sequence[Any] = ()) -> tuple[Case, ...]:
         """``cases`` with ``share`` set: ``people`` for the strategy's pick, ``llm`` for the rest."""
-        chosen = self.people(cases, reference)
+        chosen = self.people(cases, reference, runs)
         return tuple(replace(c, share="people" if (c.qid, c.docid) in chosen else "llm") for c in cases)
 
 
@@ -88,7 +95,8 @@ class Strategy:
         return False
 
     @staticmethod
-    def select(a: Allocation, cases: Sequence[Case], reference: Reference) -> frozenset[tuple[str, str]]:
+    def select(a: Allocation, cases: Sequence[Case], reference: Reference,
+               runs: Sequence[Any] = ()) -> frozenset[tuple[str, str]]:
         raise NotImplementedError
 
 
@@ -108,7 +116,8 @@ class Depth(Strategy):
     PARAMS = {"k_human": Param(3, integer(0), "people judge every case some run ranks at or above this")}
 
     @staticmethod
-    def select(a: Allocation, cases: Sequence[Case], reference: Reference) -> frozenset[tuple[str, str]]:
+    def select(a: Allocation, cases: Sequence[Case], reference: Reference,
+               runs: Sequence[Any] = ()) -> frozenset[tuple[str, str]]:
         return frozenset((c.qid, c.docid) for c in cases if c.best_rank <= a["k_human"])
 
 
@@ -130,7 +139,8 @@ class Stratified(Strategy):
         return a["by"] == REFERENCE
 
     @staticmethod
-    def select(a: Allocation, cases: Sequence[Case], reference: Reference) -> frozenset[tuple[str, str]]:
+    def select(a: Allocation, cases: Sequence[Case], reference: Reference,
+               runs: Sequence[Any] = ()) -> frozenset[tuple[str, str]]:
         def stratum(c: Case) -> Hashable:
             if a["by"] == RANK:
                 return (c.best_rank - 1) // a["band"]
@@ -150,6 +160,40 @@ class Stratified(Strategy):
                 rng = random.Random(f"{a['seed']}|{qid}|{s}")
                 chosen.update((c.qid, c.docid) for c in rng.sample(members, quotas[s]))
         return frozenset(chosen)
+
+
+@register
+class ProbabilitySample(Strategy):
+    """``sample(size=10%, design=weighted, seed=0, census=0)``: a probability sample of the pool with
+    known inclusion probabilities (:mod:`qrelkit.people_sample`), what `estimate` corrects the judge's
+    scores with. ``census=K``: people also judge every case some run ranks at or above K, as a
+    stratum of probability 1 (the hybrid pool's top), and the sample is drawn from the rest."""
+
+    NAME = "sample"
+    PARAMS = {
+        "size": Param(size_value("10%"), size_value, "pairs people label: N, or P% of the pool outside the census"),
+        "design": Param("weighted", choice("uniform", "weighted", "active"),
+                        "uniform, weighted (by the pair's weight in the runs' measures) or active (judge's uncertainty)"),
+        "seed": Param(0, integer(0), "seed of the draw"),
+        "census": Param(0, integer(0), "people also judge every case some run ranks at or above this (0: none)"),
+    }
+
+    @staticmethod
+    def select(a: Allocation, cases: Sequence[Case], reference: Reference,
+               runs: Sequence[Any] = ()) -> frozenset[tuple[str, str]]:
+        sample = draw_for_pool(a, cases, runs)
+        return frozenset((p.qid, p.docid) for p in sample.pairs) | {
+            (c.qid, c.docid) for c in cases if (c.qid, c.docid) in sample.census and not c.judged}
+
+
+def draw_for_pool(a: Allocation, cases: Sequence[Case], runs: Sequence[Any] = ()):
+    """The sample a ``sample(...)`` allocation draws from these pooled cases (the same every time)."""
+    from qrelkit.people_sample import census_of, draw
+
+    universe = sorted((c.qid, c.docid) for c in cases)
+    depth = max((c.best_rank for c in cases), default=10)  # the pool's depth: every pooled rank is within it
+    return draw(universe, size=a["size"], design=a["design"], seed=a["seed"], runs=runs,
+                census=census_of(cases, a["census"]), depth=depth)
 
 
 def stratum_quotas(sizes: Mapping[Hashable, int], rate: float) -> dict[Hashable, int]:

@@ -86,6 +86,53 @@ def holes(runs: Any, qrels: QrelsLike, depth: int = 10, new_qrels: Optional[Qrel
     return {**thr.to_dict(), **holes_report(_runs(runs), pairs, depth, new, thr.value)}
 
 
+def estimate(
+    runs: Any = None,
+    labels: Optional[QrelsLike] = None,
+    people: Optional[QrelsLike] = None,
+    sample: Any = None,
+    measures: Sequence[str] = ("P@10", "nDCG@10"),
+    *,
+    workspace: Union[str, Path, None] = None,
+    method: Optional[str] = None,
+    alpha: float = 0.05,
+    seed: int = 0,
+):
+    """Each run's estimated score with its interval, as a DataFrame (one row per run and measure:
+    ``estimate``, ``low``, ``high``, ``labels_only``, ``people_only``, ``people_low``, ``people_high``);
+    what ``qrelkit estimate --json`` prints, whose whole object (differences, tied groups,
+    calibration, the sample's unlabelled pairs) is in ``df.attrs``.
+
+    From files: ``runs`` (paths or runs from :func:`read_runs`), ``labels`` (the judge's) and
+    ``people`` (paths or ``{(qid, docid): grade}``), ``sample`` (a sample file's path or a
+    :class:`qrelkit.estimate.Sample`). From a workspace: ``workspace`` (and ``method``, the judge).
+    Refusals raise :class:`qrelkit.estimate.EstimateError`."""
+    import pandas as pd
+
+    from qrelkit.estimating import estimate_files, estimate_workspace
+
+    if workspace is not None:
+        from qrelkit.store import Store
+
+        with Store.open(workspace) as store:
+            result = estimate_workspace(store, method=method, measures=list(measures), alpha=alpha, seed=seed)
+    else:
+        from qrelkit.errors import UsageError
+        from qrelkit.estimate import read_sample
+
+        if runs is None or labels is None or people is None or sample is None:
+            raise UsageError("estimate needs runs, labels, people and sample (or workspace=)")
+        drawn = read_sample(sample) if isinstance(sample, (str, Path)) else sample
+        result = estimate_files(_runs(runs), _pairs(labels), _pairs(people), drawn, list(measures), alpha, seed)
+    out = result.to_json()
+    df = pd.DataFrame([{"run": r["run"], "measure": r["measure"], "estimate": r["estimate"], "low": r["low"],
+                        "high": r["high"], "labels_only": r["labels_only"],
+                        "people_only": r["people_only"]["estimate"], "people_low": r["people_only"]["low"],
+                        "people_high": r["people_only"]["high"]} for r in out["runs"]])
+    df.attrs.update(out)
+    return df
+
+
 def fill(workspace: Union[str, Path], plan: Union[str, Path, None] = None, *, auto: bool = False, **options):
     """Complete an existing collection; see :func:`qrelkit.jobs.fill`. ``plan`` may be a TOML path."""
     from qrelkit import jobs

@@ -83,10 +83,13 @@ class Job:
         return canonical_model_id(self.model)
 
     def judging(self, read_cache: bool = True) -> "JudgingJob":
-        """The judging half of this job, over the LLM's share."""
+        """The judging half of this job, over the LLM's share; with a probability sample for people
+        (``--people 'sample(...)'``) over every hole, the sample's too: an estimate corrects the judge
+        by comparing its labels with people's on the very same pairs."""
         from qrelkit.judging.job import JudgingJob
 
-        return JudgingJob(method=self.spec, model=self.model, command=self.kind, task=self.task, share="llm",
+        share = "all" if (self.people or "").strip().startswith("sample") else "llm"
+        return JudgingJob(method=self.spec, model=self.model, command=self.kind, task=self.task, share=share,
                           limit=self.limit, concurrency=self.concurrency, budget=self.budget,
                           threshold=self.threshold, read_cache=read_cache, prices=self.prices,
                           engine=self.engine)
@@ -247,7 +250,11 @@ def _new_job(store: "Store", kind: str, values: dict[str, Any]) -> Job:
     given["auto"] = bool(values.get("auto"))
     depth = values.get("depth") or 10
     human_depth = values.get("human_depth")
-    if kind == "fill":
+    if kind == "fill" and values.get("people") and not str(values["people"]).strip().startswith("sample"):
+        raise UsageError(f"fill --people {values['people']!r}: fill sends every hole to the judge; the one "
+                         "people's share it takes is a probability sample for `qrelkit estimate`, "
+                         "e.g. --people 'sample(size=10%)' (other shares: `qrelkit build`)")
+    if kind == "fill" and not values.get("people"):  # fill: no people's share but a probability sample
         human_depth, given["human_depth"] = 0, 0
     return Job(kind=kind, spec=spec, model=model, task=values.get("task") or "auto", budget=budget,
                threshold=parse_threshold(values.get("threshold")), depth=depth, pool=values.get("pool"),
@@ -265,7 +272,8 @@ def _continued(store: "Store", kind: str, stored: dict, given: dict[str, Any]) -
     kind = stored.get("kind", kind)
     model = given.get("model") or stored.get("model") or "local"  # same id; the URL may have moved
     budget = stored.get("budget")
-    human_depth = 0 if kind == "fill" else before.get("human_depth")  # fill: no people's share, ever
+    # fill: no people's share, but a probability sample (--people 'sample(...)')
+    human_depth = 0 if kind == "fill" and not before.get("people") else before.get("human_depth")
     return Job(kind=kind, spec=parse_spec(stored["method"]), model=model,
                task=before.get("task") or "auto", budget=parse_budget(budget),
                threshold=parse_threshold(before.get("threshold")), depth=before.get("depth") or 10,

@@ -125,6 +125,13 @@ def _finish(store: Store, ws: Path, job: Job, report: bool, judged: bool) -> tup
         files = report_from_store(store, ws / REPORT, merged_result=result, threshold=resolved.value)
         report_path = files.html
         evaluation = files.headline()
+        estimates = files.data.get("estimates")
+    else:
+        from qrelkit.report.estimates import estimates_section, gather
+
+        estimates = estimates_section(gather(store, job.method_id, job.model_id))
+    if estimates is not None:  # a people's probability sample: the scores with intervals (qrelkit.estimating)
+        evaluation["estimates"] = estimates
     return result.counts(), out, report_path, evaluation
 
 
@@ -285,10 +292,22 @@ def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSe
     merged, out, rep, evaluation = _finish(store, ws, job, run.report, judged=summary.cases > 0)
     msg = ("nothing to judge: the pool has no holes; " if summary.cases == 0 else "") + f"merged qrels in {out}"
     msg += f"; report in {rep}" if rep else ""
+    msg += _estimates_note(ws, evaluation.get("estimates"))
     if left:
         msg += ". Partial: " + _next_steps(ws, job, left)
     return JobResult(job.kind, ws, PARTIAL if left else DONE, msg, job, pool, summary, waiting, merged, out, rep,
                      evaluation, left=left)
+
+
+def _estimates_note(ws: Path, estimates: Optional[dict]) -> str:
+    """What the closing line says of the estimates (none without a people's sample)."""
+    if estimates is None:
+        return ""
+    if not estimates.get("available"):
+        return f"; no estimates: {estimates.get('reason')}"
+    runs = len({r["run"] for r in estimates.get("runs", [])})
+    return (f"; estimates with {100 * (1 - estimates['alpha']):g}% intervals for {runs} runs from "
+            f"{estimates['sample']['labelled']} people's labels (`qrelkit estimate -w {ws}`)")
 
 
 def fill(

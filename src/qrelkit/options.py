@@ -115,8 +115,10 @@ OPTIONS: tuple[JobOption, ...] = (
     JobOption("human_depth", "int", None, "People judge each run's top-k_human (default 3).", "pool",
               frozenset({BUILD}), (0, None), stored=True),
     JobOption("people", "str", None, "People's-share strategy instead of --human-depth: depth(k_human=3), "
-              "stratified(rate=0.1) (by the reference qrels: simulation only), stratified(rate=0.1, by=rank).",
-              "pool", frozenset({BUILD}), parse=_spec_check("people"), stored=True),
+              "stratified(rate=0.1) (by the reference qrels: simulation only), stratified(rate=0.1, by=rank), "
+              "sample(size=10%, design=weighted, seed=0) (a probability sample for `qrelkit estimate`; fill: "
+              "the only people's share it takes).",
+              "pool", frozenset({BUILD, FILL}), parse=_spec_check("people"), stored=True),
     # judge
     JobOption("method", "str", "auto", "Judge spec, e.g. 'debate(rounds=2)', 'zero-shot', "
               "'likelihood(threshold=auto)', 'prefilter(by=likelihood,keep=0.95)+debate', "

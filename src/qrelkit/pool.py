@@ -147,7 +147,7 @@ def build_pool(
         ))
     cases.sort(key=lambda c: (c.qid, c.best_rank, c.docid))
     if people is not None:
-        return Pool(cases=people.allocate(cases, reference), depth=depth, human_depth=None,
+        return Pool(cases=people.allocate(cases, reference, runs), depth=depth, human_depth=None,
                     runs=tuple(names), people=str(people))
     return Pool(cases=tuple(cases), depth=depth, human_depth=human_depth, runs=tuple(names))
 

@@ -45,6 +45,8 @@ def workspace_status(store: Store) -> dict:
         "escalations_waiting": len(waiting.escalations),
         "people_pending": len(waiting.people_share),
         "votes": store.vote_count(),
+        # the people's probability sample (`qrelkit sample`, --people 'sample(...)'): pairs that still wait
+        "sample": _sample_status(store),
         "spent": totals,
         "commands": {st: sum(r.status == st for r in runs) for st in ("running", "interrupted")},
         "job": job_summary(store),
@@ -61,3 +63,11 @@ def job_summary(store: Store) -> dict | None:
     keys = ("kind", "method", "model_id", "model", "task", "budget", "threshold", "depth", "limit", "auto",
             "concurrency", "engine", "legacy")
     return {k: job.get(k) for k in keys if k in job}
+
+
+def _sample_status(store: Store) -> dict | None:
+    """The stored people's sample: how it was drawn and how many of its pairs still wait for people."""
+    design = store.people_sample_design()
+    if design is None:
+        return None
+    return {"spec": design.get("spec"), "design": design.get("design"), **store.sample_counts().to_json()}

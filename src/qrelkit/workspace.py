@@ -266,6 +266,8 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
     else:
         counts = _pool_in_memory(store, paths, names, depth, allocation)
     strategy = str(spec) if spec is not None else f"depth(k={depth})"
+    if allocation.name != "sample" and store.people_sample_design() is not None:
+        store.clear_people_sample()  # people are no longer served it (the same spec and seed draw it again)
     store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation), "pool": strategy})
     return {"depth": depth, "human_depth": k_human, "allocation": str(allocation), "pool": strategy,
             **{k: counts[k] for k in ("pooled", "holes", "people", "llm", "judged")},
@@ -338,4 +340,8 @@ def _pool_in_memory(store: Store, paths: list[str], names: list[str], depth: int
                        reference=reference or None).cases
     changed, unchanged = store.upsert_cases(cases)
     stale = store.remove_cases_except({(c.qid, c.docid) for c in cases})
+    if allocation.name == "sample":  # the draw, with its inclusion probabilities, for `estimate`
+        from qrelkit.people_sample import record_pool
+
+        record_pool(store, allocation, cases, runs)
     return {**_pool_counts(cases), "changed": changed + stale, "unchanged": unchanged}

@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "judge": "judging", "escalations": "judging", "methods": "judging",
     "agree": "agree", "evaluate": "evaluate", "stability": "stability", "ragalign": "ragalign",
     "report": "report", "import": "interchange", "compare": "compare",
+    "sample": "sample", "estimate": "estimate",
     "annotate": "annotate", "simulate": "stability", "narratives": "narratives", "rag": "rag",
 }
 

@@ -119,15 +119,16 @@ def fmt(v: object) -> str:
     return shown(v)
 
 
-def require_runs(runs: Optional[list[str]], allow_empty: bool = False, run_names: str = "tag") -> list:
-    """The runs that ``--runs`` names (files, folders, globs), named by ``--run-names``; none named
-    or none found is a user error."""
+def require_runs(runs: Optional[list[str]], allow_empty: bool = False, run_names: str = "tag",
+                 max_depth: Optional[int] = None) -> list:
+    """The runs that ``--runs`` names (files, folders, globs), named by ``--run-names`` (their top
+    ``max_depth`` only, when given); none named or none found is a user error."""
     from qrelkit.data import read_runs
     from qrelkit.errors import UsageError
 
     if not runs:
         raise UsageError("pass at least one --runs PATH (file, folder or glob)")
-    out = read_runs(list(runs), allow_empty=allow_empty, by=check_run_names(run_names))
+    out = read_runs(list(runs), max_depth=max_depth, allow_empty=allow_empty, by=check_run_names(run_names))
     if not out:
         raise UsageError("no runs found")
     warn_run_names(out, run_names)

@@ -12,3 +12,10 @@ from qrelkit.estimate.sample_file import read_sample, write_sample
 
 __all__ = ["DESIGNS", "EstimateError", "EstimateRow", "Estimates", "Interval", "Sample", "SampledPair",
            "draw_sample", "estimate_runs", "read_sample", "universe_of", "write_sample"]
+
+# ``qrelkit.estimate(...)`` is also the notebook function (qrelkit.api.estimate): see qrelkit._callable
+import sys as _sys  # noqa: E402
+
+from qrelkit._callable import make_callable as _make_callable  # noqa: E402
+
+_make_callable(_sys.modules[__name__], "qrelkit.api", "estimate")

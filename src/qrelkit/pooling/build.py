@@ -100,7 +100,7 @@ def strategy_pool(spec: PoolSpec, runs: Sequence[Any], qrels: QrelsLike | None =
     cases.sort(key=lambda c: (c.qid, c.best_rank, c.docid))
     deepest = depth if depth is not None else max((c.best_rank for c in cases), default=0)
     if people is not None:
-        return Pool(cases=people.allocate(cases, reference), depth=deepest, human_depth=None, runs=tuple(names),
+        return Pool(cases=people.allocate(cases, reference, runs), depth=deepest, human_depth=None, runs=tuple(names),
                     people=str(people))
     return Pool(cases=tuple(cases), depth=deepest, human_depth=human_depth, runs=tuple(names))
 

@@ -30,6 +30,8 @@ from qrelkit.data.qrels import PairGrades
 from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.relevance import ADJUDICATED, ERROR, ESCALATE
 from qrelkit.report import plots
+from qrelkit.report.estimates import estimates_figure, estimates_section
+from qrelkit.report.estimates import gather as gather_estimates
 from qrelkit.report.gathering import MergedTally, full_rankings, workspace_runs
 from qrelkit.report.rag import RAG_K, rag_alignment, rag_figure, rag_section
 from qrelkit.store.commands import CommandRun
@@ -105,6 +107,7 @@ class ReportInputs:
     earlier_jobs: tuple = ()  # jobs a --rejudge replaced
     version: str = ""  # the qrelkit version that wrote the report
     rag: tuple = ()  # GeneratorAlignment (qrelkit.evaluate.ragalign_multi); the section shows only with data
+    estimates: Optional[dict] = None  # `qrelkit estimate`'s object (or why refused); shown with a people's sample
 
 
 @dataclass(frozen=True)
@@ -274,7 +277,8 @@ def build_report(inp: ReportInputs) -> dict:
                           "settings": inp.plan.get("plan", {}), "written_by": inp.plan.get("qrelkit_version")}, "")
         if inp.plan else _section(None, "no plan recorded (commands were run one by one)"),
         "qrelkit_version": inp.version or _version(),
-    } | ({"rag": rag_section(inp.rag)} if inp.rag else {})
+    } | ({"rag": rag_section(inp.rag)} if inp.rag else {}) | (
+        {"estimates": estimates_section(inp.estimates)} if inp.estimates is not None else {})
 
 
 def _figures(inp: ReportInputs, data: dict) -> dict:
@@ -302,6 +306,7 @@ def _figures(inp: ReportInputs, data: dict) -> dict:
             if png:
                 figs["confusion"].append({"name": r["name"], "png": png})
     figs["rag"] = rag_figure(inp.rag)
+    figs["estimates"] = estimates_figure(data.get("estimates"))
     return figs
 
 
@@ -517,6 +522,7 @@ def report_from_store(
         earlier_jobs=tuple({"kind": j.get("kind"), "method": j.get("method"), "model_id": j.get("model_id")}
                            for j in earlier),
         rag=rag,
+        estimates=gather_estimates(store, (job or {}).get("method"), (job or {}).get("model_id")),
     )
     return write_report(inputs, out)
 

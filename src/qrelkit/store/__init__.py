@@ -25,6 +25,7 @@ from qrelkit.store.llm_calls import LLMCallStore
 from qrelkit.store.narratives import NarrativeStore
 from qrelkit.store.pooling import PoolingStore, PoolTable
 from qrelkit.store.rag import RagStore
+from qrelkit.store.samples import SampleCounts, SampleRow, SampleStore
 from qrelkit.store.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
 from qrelkit.store.selections import Selection, SelectionCounts, SelectionStore
 from qrelkit.store.signals import SignalStore
@@ -57,6 +58,7 @@ class Store(
     RagStore,
     ImportStore,
     ComparisonStore,
+    SampleStore,
     StoreCore,
 ):
     """A handle on one workspace's database: open one per process (``Store.open``/``Store.create``).
@@ -72,4 +74,5 @@ __all__ = [
     "CaseVote", "CommandRun", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount",
     "PeopleWaiting", "PoolTable", "RunCost", "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "StoredSample", "AnnotationTask",
     "TaskTotals", "VoteRecord", "wants_people",
+    "SampleCounts", "SampleRow",
 ]

@@ -97,6 +97,14 @@ MIGRATIONS: list[str] = [
         signal TEXT NOT NULL, version TEXT NOT NULL, qid TEXT NOT NULL, docid TEXT NOT NULL,
         value TEXT NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (signal, version, qid, docid));
     """,
+    # 5 (samples): the people's probability sample and its census stratum (qrelkit.store.samples);
+    # one row per draw (a design with replacement can draw a pair twice), in draw order
+    """
+    CREATE TABLE people_sample (
+        position INTEGER PRIMARY KEY, qid TEXT NOT NULL, docid TEXT NOT NULL, probability REAL NOT NULL,
+        census INTEGER NOT NULL DEFAULT 0);
+    CREATE INDEX people_sample_pair ON people_sample (qid, docid);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
