@@ -43,7 +43,7 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 _COMMENT_MARKS = re.compile(r"<!--|-->")
 _TAG = re.compile(r"</?[a-zA-Z!?][^<>]{0,300}>|&(?:nbsp|zwj|zwnj|shy|#8203|#x200b);", re.I)
 _SPACE = re.compile(r"\s+")
-_SPACED = re.compile(r"(?:(?<!\w)\w[ .\-·_*|]){3,}\w(?!\w)")  # "i g n o r e", "r.a.t.e"
+_SPACED = re.compile(r"(?:(?<!\w)\w[ .\-·_*|]){1,}\w(?!\w)")  # "i g n o r e", "r.a.t.e"
 _SPACED_GAP = re.compile(r"[ .\-·_*|]")
 _CONFUSABLE = str.maketrans({
     "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s",
@@ -68,8 +68,8 @@ def fold(text: str) -> str:
     text = unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).translate(_drop()))
     if not text.isascii():
         text = _MIXED.sub(_unconfuse, text)
-    text = _SPACE.sub(" ", text)
-    return _SPACED.sub(lambda m: _SPACED_GAP.sub("", m.group(0)), text)
+    text = _SPACED.sub(lambda m: _SPACED_GAP.sub("", m.group(0)), text)  # before spaces collapse:
+    return _SPACE.sub(" ", text)  # two spaces between spaced-out words stay a word break
 
 
 @dataclass(frozen=True)
