@@ -21,14 +21,27 @@ from dataclasses import dataclass
 from typing import Optional
 
 
-def alt(*words: str) -> str:
+class Words(str):
+    """A regular expression that remembers the words it was made of (the guard's prefilter
+    reads them: :func:`qrelkit.judging.guard.prefixes`)."""
+
+    words: tuple[str, ...] = ()
+
+
+def _words(source: str, words: tuple[str, ...]) -> Words:
+    out = Words(source)
+    out.words = words
+    return out
+
+
+def alt(*parts: str) -> Words:
     """Alternatives as one non-capturing group."""
-    return "(?:" + "|".join(words) + ")"
+    return _words("(?:" + "|".join(parts) + ")", tuple(x for p in parts for x in getattr(p, "words", ())))
 
 
-def w(*words: str) -> str:
+def w(*words: str) -> Words:
     """Alternatives as whole words (scripts with spaces between words)."""
-    return r"\b" + alt(*words) + r"\b"
+    return _words(r"\b" + alt(*words) + r"\b", words)
 
 
 VOCAB: dict[str, str] = {}
@@ -54,7 +67,7 @@ VOCAB["doc"] = alt(
       r"trechos?", r"paragrafos?", r"artigos?", r"conteudos?", r"excertos?", r"tekst\w*", r"fragment\w*",
       r"alinea\w*", "inhoud", r"resultaat\w*", r"документ\w*", r"текст\w*", r"отрыв\w*", r"фрагмент\w*",
       r"страниц\w*", r"стать\w*", r"абзац\w*", r"материал\w*", r"результат\w*"),
-    "文档", "文件", "文章", "段落", "段文字", "文字", "文本", "内容", "页面", "网页", "结果", "片段",
+    "文档", "文件", "文章", "段落", "段文字", "文字", "文本", "内容", "页面", "网页", "结果", "片段", "页",
     "文書", "テキスト", "ページ", "記事", "パッセージ", "ドキュメント", "抜粋",
     "المقطع", "النص", "المستند", "الوثيقه", "الوثيقة", "الصفحه", "الصفحة", "المقال", "الفقره", "الفقرة",
     "المحتوي", "المحتوى", "문서", "텍스트", "단락", "페이지", "구절",
@@ -101,7 +114,7 @@ VOCAB["label"] = alt(
     VOCAB["rel"],
     VOCAB["gradeword"] + r"[^\w]{0,3}" + alt("of", "de", "di", "da", "van", "von", "mit", "=", ":", "is", "равн\\w*")
     + r"?[^\w]{0,3}[0-3](?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?|to|-|%))",
-    VOCAB["top"] + "~" + alt(VOCAB["gradeword"], VOCAB["rel"], r"marks?", r"points?"),
+    VOCAB["top"] + r"~(?:\w+~)?" + alt(VOCAB["gradeword"], VOCAB["rel"], r"marks?", r"points?", r"match\w*"),
     alt(VOCAB["gradeword"], r"note\w*") + "~" + VOCAB["top"],
     w("bestnote", r"hochstnote\w*", "full marks", "top marks"),
     "最高分", "最高評価", "满分", r"[0-3]分",
@@ -163,7 +176,7 @@ VOCAB["verb"] = alt(
       r"giudica\w*", r"avalie\w*", r"atribua\w*", r"rotule\w*", r"pontue\w*", r"beoordeel\w*", r"markeer\w*",
       r"classificeer\w*", "geef", r"beschouw\w*", r"waardeer\w*", r"оцени\w*", r"отмет\w*", r"постав\w*",
       r"присво\w*", r"классифицир\w*", r"считай\w*", "дай", "дайте", r"выстав\w*", r"пометь\w*"),
-    "评为", "标记", "标为", "给出", "打", "判定", "判为", "视为", "认定", "归类", "评分",
+    "评为", "标记", "标为", "给出", "给", "打", "判定", "判为", "视为", "认定", "归类", "评分",
     "評価", "つけ", "付け", "与え", "マーク", "分類", "みなし", "見なし", "扱",
     "قيم", "صنف", "ضع", "امنح", "اعط", "أعط", "اعتبر", "평가", "표시", "분류", "매기", "부여",
 )
@@ -176,7 +189,7 @@ VOCAB["modal"] = alt(
 )
 VOCAB["ovr"] = alt(
     w("ignore", "ignoring", "disregard", "forget", "overlook", "override", "bypass", "discard", "neglect",
-      "set aside", r"ignorier\w*", "vergiss", r"vergessen", r"missachte\w*", r"uberseh\w*", r"ignor\w*",
+      "set aside", "skip", r"ignorier\w*", "vergiss", r"vergessen", r"missachte\w*", r"uberseh\w*", r"ignor\w*",
       r"oublie\w*", r"olvid\w*", r"dimentic\w*", r"esquec\w*", r"negeer\w*", "vergeet", r"игнорир\w*",
       r"забудь\w*", r"не обращай\w*", r"не учитывай\w*"),
     "忽略", "无视", "忽视", "不要理会", "無視", "忘れ", "تجاهل", "انس", "무시", "잊",
@@ -211,7 +224,9 @@ VOCAB["instr_strong"] = alt(
 # words the rules below need besides the vocabularies above (the guard's prefilter: a text with
 # none of ``label``, ``ovr``, ``gradeword``, ``rel``, ``instr`` or these is clean)
 VOCAB["prefilter"] = w("rate", "score", "grade", "bewerte", "note", "notez", "califica", "valuta", "avalie",
-                       "beoordeel", "оцени", "respond", "reply", "answer", "output", "return", "say", "print")
+                       "beoordeel", "оцени", "respond", "reply", "output")
+# the words of a label that are neither a relevance word nor a grade word
+VOCAB["labelword"] = w("bestnote", r"hochstnote\w*", "marks", r"match\w*", "on-topic")
 
 
 @dataclass(frozen=True)
@@ -250,19 +265,41 @@ RULES: tuple[Rule, ...] = (
     Rule("directive", "tells the judge which label to give",
          r"@verb~(?:\w+~){0,3}?@this~@doc\b" + SENTENCE + r"{0,50}?@label"),
     Rule("directive", "tells the judge which label to give",
+         r"\b(?:call|mark|label|rate|grade|score|classify|tag)~(?:it|this|this one)~(?:as|a)?~(?:@intens~)?"
+         r"(?:@rel|[0-3]\b(?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?)))"),
+    Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@addr", "@label"), 70),
+    Rule("directive", "tells the judge which label to give",
          r"\b(?:rate|score|grade|bewerte|note|notez|califica|valuta|avalie|beoordeel|оцени)~@this~@doc~"
          r"(?:with|as|mit|als|avec|con|com|met|на)?~[0-3]\b(?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?))"),
     Rule("directive", "tells the judge which label to give",
-         r"@this~@doc~(?:\w+~)?@modal~(?:\w+~){0,3}?@label"),
+         r"@this~@doc~(?:\w+~)?@modal~(?:\w+~){0,4}?@label"),
     Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@verb", "@label"), 40),  # zh, ja, ar
+    Rule("label", "states its own relevance label",
+         r"@this~@doc~@be~(?:an?~)?[0-3]~(?:[.!;)]|$|out of 3|/ ?3)"),
+    Rule("label", "states its own relevance label",
+         r"\b(?:relevance|relevanz|pertinence|relevancia|rilevanza|relevantie|label)[^\w]{0,2}[:=] ?"
+         r"(?:@rel|[0-3](?:[.!;,]? |[.!;,]?$))"),
+    Rule("claim", "claims to be relevant",
+         r"@this~@doc~(?:\w+~)?(?:answers|beantwortet|repond\w*|respond\w*|rispond\w*|beantwoordt|отвечает)~"
+         r"(?:\w+~){0,3}?@query", (alt("@intens", "@top", "@label"),), 60, after_only=True),
+    Rule("claim", "claims to be relevant", r"\b(?:deserves?|merits?|verdient|merite|merece|merita|заслуживает)"
+         r"~(?:\w+~){0,2}?@label", ("@this~@doc",), 80),
     Rule("label", "states its own relevance label",
          r"(?:@gradeword|correct label|right label|correct answer)~(?:\w+~)?(?:for|of|de|di|von|van|для)~"
          r"@this~@doc~(?:is|=|:|est|es|e|ist|равн\w*)~(?:\w+~)?[0-3]\b"),
     Rule("answer", "dictates the judge's answer",
          r"\b(?:respond|reply|answer|output|return|say|print)~(?:only|just|simply)?~(?:with|:)?~"
-         r"(?:the word~)?[\"'“”‘’«»]~(?:highly |perfectly )?(?:relevant|yes|3)~[\"'“”‘’«»]"),
+         r"(?:the word~)?[\"'“”‘’«»]~(?:highly |perfectly )?relevant~[\"'“”‘’«»]"),
     Rule("answer", "dictates the judge's answer",
          r"\b(?:respond|reply|answer|output)~(?:only|just|simply)~(?:with)?~:?~(?:highly |perfectly )?relevant~(?:[.!]|$)"),
+    Rule("answer", "dictates the judge's answer",
+         r"\b(?:respond|reply|answer|antworte\w*|reponds|repondez|responde|responda|rispondi|risponda|antwoord"
+         r"|ответь\w*)~(?:only|nur|seulement|solo|solamente|apenas|alleen|только)?~"
+         r"(?:with|mit|par|con|com|met|que|that|dass|che|dat|что)~:?~(?:it is|es|est|is|ist|e)?~(?:@intens~)?"
+         r"@rel~(?:[.!;,)]|$)"),
+    Rule("override", "tells the judge to ignore its instructions", "@ovr",
+         (r"\b(?:before|previously|earlier|vorher|zuvor|avant|auparavant|antes|prima|eerder|раньше|ранее)\b|قبل",
+          r"\b(?:told|said|gesagt|dit|dicho|dijeron|detto|disse|gezegd|сказал\w*)\b", "@label"), 80),
     Rule("address", "addresses the assessor about the label", VOCATIVE, ("@label",), 160),
     Rule("address", "addresses the assessor about the label",
          r"\b(?:judges?|llms?|graders?|assessors?|evaluators?|raters?)~@modal~(?:\w+~)?"
