@@ -126,7 +126,9 @@ VOCAB["addr"] = alt(
       r"reviewer|annotator)s?", "chatgpt", r"gpt-?\d\w*", "claude", "gemini", "copilot",
       r"automated (?:grader|judge|assessor|evaluator|rater|system|reviewer)s?",
       r"relevance (?:judge|assessor|annotator|rater|grader|evaluator)s?", r"llm[- ]?(?:judge|grader|evaluator)s?",
-      r"judges?", r"models?", r"systems?", r"assistants?", "ai", "a\\.i\\.", r"bots?",
+      r"judges?", r"models?", r"systems?", r"assistants?", "ai", "a\\.i\\.", r"bots?", r"rerankers?", r"rankers?",
+      r"ranking (?:model|system)s?", r"ai agents?", r"(?:whoever|anyone|anybody) (?:is |who is )?(?:grading|judging|"
+      r"evaluating|rating|assessing|reviewing|reading)",
       r"gutachter\w*", r"bewerter\w*", r"prufer\w*", r"beurteiler\w*", r"sprachmodell\w*", "ki", r"ki-\w+",
       r"modell", r"richter\w*", r"evaluat(?:eur|rice)s?", r"correct(?:eur|rice)s?", r"annotat(?:eur|rice)s?",
       r"examinat(?:eur|rice)s?", r"modeles? de lang\w*", "ia", r"juges?", "modele", "systeme",
@@ -143,6 +145,17 @@ VOCAB["addr"] = alt(
     "المقيم", "للمقيم", "المقيمين", "المراجع", "الحكم", "النموذج", "الذكاء الاصطناعي", "المصحح",
     "평가자", "심사위원", "채점자",
 )
+# addressees no web page names in passing (a page about courts says "the judge must", one about
+# search engines "the ranking system should"): enough with a modal verb and a label
+VOCAB["addr_strong"] = alt(w(
+    r"assessors?", r"graders?", r"raters?", r"annotators?", r"evaluators?", r"llms?", r"(?:large )?language models?",
+    r"ai(?:-| )?(?:judge|grader|assessor|evaluator|rater|model|assistant|reviewer|annotator|agent)s?", "chatgpt",
+    r"gpt-?\d\w*", r"automated (?:grader|judge|assessor|evaluator|rater|reviewer)s?", r"rerankers?",
+    r"relevance (?:judge|assessor|annotator|rater|grader|evaluator)s?", r"llm[- ]?(?:judge|grader|evaluator)s?",
+    r"(?:whoever|anyone|anybody|someone) (?:is |who is )?(?:grading|judging|evaluating|rating|assessing|reviewing)",
+    r"gutachter\w*", r"bewerter\w*", r"sprachmodell\w*", r"evaluat(?:eur|rice)s?", r"evaluador\w*",
+    r"valutator\w*", r"avaliador\w*", r"beoordelaar\w*", r"асессор\w*", r"оценщик\w*"),
+    "评审员", "评估员", "评分员", "評価者", "審査員", "المقيم")
 # openings that make the next words an address: "note to the", "dear", "as the ... you"
 VOCAB["call"] = alt(
     w("dear", "hey", "hi", "hello", "attention", "attn", "psst", r"note (?:to|for)(?: the| any| all| every| an?)?",
@@ -170,7 +183,7 @@ VOCAB["verb"] = alt(
       r"bewerte\w*", r"markier\w*", r"stuf\w*", r"einstuf\w*", r"kennzeichne\w*", r"klassifizier\w*",
       r"beurteil\w*", "gib", "gebt", "vergib", r"betrachte\w*", r"behandle\w*", r"notez?", r"evaluez?",
       r"marquez?", r"class\w*", r"attribue\w*", r"donnez?", r"considere\w*", r"jugez?", r"etiquete\w*",
-      r"accorde\w*", r"califica\w*", r"califique\w*", r"evalua\w*", r"evalue\w*", r"marca\w*", r"marque\w*", r"clasifica\w*",
+      r"accorde\w*", "marquer", r"califica\w*", r"califique\w*", r"evalua\w*", r"evalue\w*", r"marca\w*", r"marque\w*", r"clasifica\w*",
       r"asigna\w*", r"asigne\w*", "dale", "dele", r"otorga\w*", r"considera\w*", r"etiqueta\w*", r"puntua\w*",
       r"valuta\w*", r"segna\w*", r"classifica\w*", r"assegna\w*", "dai", "date", "dare", r"attribuisci\w*",
       r"giudica\w*", r"avalie\w*", r"atribua\w*", r"rotule\w*", r"pontue\w*", r"beoordeel\w*", r"markeer\w*",
@@ -248,6 +261,9 @@ VOCATIVE = alt(
     r"@call~(?:\w+~){0,2}?@addr",  # "note to the relevance assessor", "dear AI evaluator"
     r"\b(?:as|als|en tant que|como|come|in qualita di|в качестве)~(?:an?|the|un|une|el|la|il|lo|o|a|de|der|die)?~(?:\w+~){0,2}?@addr\b"
     + SENTENCE + r"{0,40}?@you",
+    r"\b(?:act as|acting as|pretend (?:to be|you are)|roleplay as|imagine you are|stell dir vor,? du bist|agis comme"
+    r"|actua como|agisci come|aja como|gedraag je als)~(?:an?|the|ein\w*|un\w*|el|la|il|o|a|een)?~(?:\w+~){0,2}?@addr",
+    r"\b@addr_strong[^\w]{0,3}:",
     r"\b(?:if you are|you are now|you are|you're|wenn du|si vous etes|si eres|se sei|se voce e|als je)~(?:an?|the|ein\w*|un\w*|el|la|il|o|a|een)?~(?:\w+~){0,2}?@addr",
     r"作为.{0,6}@addr", r"@addrとして", r"بصفتك", r"\[(?:system|sys|inst|admin|system message)\]",
     r"<\|?(?:system|im_start)\|?>", r"\bsystem~(?:prompt|message|override|instruction|note)s?\b",
@@ -300,6 +316,42 @@ RULES: tuple[Rule, ...] = (
     Rule("override", "tells the judge to ignore its instructions", "@ovr",
          (r"\b(?:before|previously|earlier|vorher|zuvor|avant|auparavant|antes|prima|eerder|раньше|ранее)\b|قبل",
           r"\b(?:told|said|gesagt|dit|dicho|dijeron|detto|disse|gezegd|сказал\w*)\b", "@label"), 80),
+    Rule("claim", "claims to be relevant",
+         r"\b(?:this|that|it|das|dies|c'?est|ceci|esto|este|esta|questo|questa|isso|dit|het)~(?:(?:is|ist|est|es|e)~)?"
+         r"(?:the|a|an|ein\w*|un|une|uno|una|um|uma|een|le|la|el|il|o)~(?:(?:@intens|most|@top)~)*"
+         r"(?:@rel~(?:\w+~)?@doc|@doc~(?:@intens~)?@rel)", (alt("@intens", "@query", "@top", r"\bmost\b"),), 50),
+    Rule("directive", "tells the judge which label to give",
+         r"\b(?:mark|label|classify|rate|grade|tag|flag|score|categori[sz]e|markier\w*|einstuf\w*|bewert\w*|"
+         r"kennzeichn\w*|klassifizier\w*|marquer|marquez|classer|classez|etiquet\w*|notez|noter|marca\w*|marcar|"
+         r"clasific\w*|califi\w*|segna\w*|classific\w*|valut\w*|etichett\w*|rotul\w*|avali\w*|markeer\w*|"
+         r"classificeer\w*|beoordeel\w*|отмет\w*|помет\w*|оцени\w*|классифиц\w*)~(?:\w+~){0,2}?"
+         r"(?:as|als|comme|como|come|как)~(?:@intens~)?@rel"),
+    Rule("directive", "tells the judge which label to give",
+         r"\bals~(?:@intens~)?@rel~(?:\w+~)?(?:markieren|einstufen|bewerten|kennzeichnen|werten|betrachten|ansehen|"
+         r"behandeln|klassifizieren)\b"),
+    Rule("address", "addresses the assessor about the label",
+         r"@addr_strong~(?:\w+~){0,3}?@modal~(?:\w+~){0,2}?(?:@verb|pick|choose|select|put|place|answer|output|say)\b",
+         ("@label",), 80),
+    Rule("override", "tells the judge to ignore its instructions",
+         r"\b(?:new|updated|revised|real|actual|neue|nouvelles?|nuevas?|nuove|novas?|nieuwe|новые)~"
+         r"(?:instructions?|anweisung\w*|consignes?|instrucciones|istruzioni|instrucoes|instructies|инструкци\w*|task|aufgabe)"
+         r"[^\w]{0,2}:", ("@label",), 120),
+    Rule("override", "tells the judge to ignore its instructions",
+         r"@prior~@instr~(?:\w+~)?(?:no longer apply|are void|are cancell?ed|do not apply|don't apply|are obsolete|"
+         r"gelten nicht mehr|sont annulees|ne s'appliquent plus|ya no (?:aplican|valen)|non valgono piu|"
+         r"nao se aplicam|gelden niet meer)"),
+    Rule("override", "tells the judge to ignore its instructions",
+         r"\b(?:do not|don't|never|stop|ne|no|non|niet|не)~(?:follow\w*|obey\w*|suivez|suis|sigas|siga|segui\w*|volg\w*|"
+         r"следуй\w*)~(?:\w+~){0,2}?@instr|\bbefolge\w*~(?:\w+~){0,2}?@instr~nicht\b", ("@label",), 100),
+    Rule("override", "tells the judge to ignore its instructions",
+         r"\b(?:from now on|ab sofort|ab jetzt|von nun an|desormais|dorenavant|a partir de ahora|de ahora en adelante|"
+         r"d'ora in poi|da ora in poi|a partir de agora|vanaf nu|отныне|с этого момента)\b", ("@you", "@label"), 80),
+    Rule("label", "states its own relevance label",
+         r"\b(?:final answer|answer|verdict|output|judgment|decision|antwort|urteil|reponse|respuesta|veredicto|risposta|"
+         r"resposta|antwoord|ответ|oordeel)[^\w]{0,2}[:=] ?(?:@intens )?@rel ?(?:[.!;,\"'}]|$)"),
+    Rule("label", "states its own relevance label",
+         r"[\"' ]{0,3}(?:relevance|relevanz|relevance_score|relevance_grade)[\"' ]{0,3}: ?[\"' ]{0,3}(?:@rel|[0-3])"
+         r"[\"' ]{0,3}[,}]"),
     Rule("address", "addresses the assessor about the label", VOCATIVE, ("@label",), 160),
     Rule("address", "addresses the assessor about the label",
          r"\b(?:judges?|llms?|graders?|assessors?|evaluators?|raters?)~@modal~(?:\w+~)?"
