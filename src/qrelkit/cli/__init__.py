@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "judge": "judging", "escalations": "judging", "methods": "judging",
     "agree": "agree", "evaluate": "evaluate", "stability": "stability", "ragalign": "ragalign",
     "report": "report", "import": "interchange", "compare": "compare",
+    "guard": "guard",
     "annotate": "annotate", "simulate": "stability", "narratives": "narratives", "rag": "rag",
 }
 
