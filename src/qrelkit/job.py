@@ -43,7 +43,7 @@ STORED_KEY = "job"  # the workspace meta key of the current job
 HISTORY_KEY = "jobs"  # earlier jobs, replaced by --rejudge
 # the options compared with the stored job, in the order a message names them
 COMPARED = ("method", "prefilter", "auto", "model", "task", "budget", "threshold", "depth", "pool", "human_depth",
-            "people")
+            "people", "guard")
 RUNTIME = ("limit", "concurrency", "engine")
 
 
@@ -71,6 +71,7 @@ class Job:
     engine: "EngineSpec"
     prices: tuple[tuple[str, float, float], ...] = ()
     given: dict = field(default_factory=dict, hash=False, compare=False)  # the values compared (canonical)
+    guard: bool = True  # documents that address the judge go to people (qrelkit.judging.guarded)
 
     @property
     def method_id(self) -> str:
@@ -92,7 +93,7 @@ class Job:
         return JudgingJob(method=self.spec, model=self.model, command=self.kind, task=self.task, share=share,
                           limit=self.limit, concurrency=self.concurrency, budget=self.budget,
                           threshold=self.threshold, read_cache=read_cache, prices=self.prices,
-                          engine=self.engine)
+                          engine=self.engine, guard=self.guard)
 
     def to_stored(self) -> dict:
         """The canonical form kept in the workspace (JSON)."""
@@ -114,6 +115,8 @@ class Job:
             parts.append(f"limit {self.limit}")
         if self.auto:
             parts.append("LLM adjudicator (--auto)")
+        if not self.guard:
+            parts.append("guard off")
         return ", ".join(parts)
 
 
@@ -261,7 +264,8 @@ def _new_job(store: "Store", kind: str, values: dict[str, Any]) -> Job:
                human_depth=human_depth,
                people=values.get("people"), auto=bool(values.get("auto")), limit=values.get("limit"),
                concurrency=values.get("concurrency") or 8, engine=parse_engine(values.get("engine")),
-               prices=tuple(values.get("prices") or ()), given=given)
+               prices=tuple(values.get("prices") or ()), given=given,
+               guard=(values.get("guard") or "on") == "on")
 
 
 def _continued(store: "Store", kind: str, stored: dict, given: dict[str, Any]) -> Job:
@@ -282,7 +286,8 @@ def _continued(store: "Store", kind: str, stored: dict, given: dict[str, Any]) -
                limit=given.get("limit", stored.get("limit")),
                concurrency=given.get("concurrency") or stored.get("concurrency") or 8,
                engine=parse_engine(given.get("engine", stored.get("engine"))),
-               prices=tuple(tuple(p) for p in stored.get("prices") or ()), given=before)
+               prices=tuple(tuple(p) for p in stored.get("prices") or ()), given=before,
+               guard=(before.get("guard") or "on") == "on")
 
 
 def record_job(store: "Store", job: Job, rejudge: bool = False) -> None:

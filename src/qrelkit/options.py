@@ -137,6 +137,9 @@ OPTIONS: tuple[JobOption, ...] = (
               parse=_spec_check("budget"), stored=True),
     JobOption("prefilter", "str", None, "Prefilter spec chained before the judge, e.g. "
               "'prefilter(keep=0.9)'.", "judge", parse=_spec_check("prefilter"), stored=True),
+    JobOption("guard", "str", "on", "on | off: send documents that address the judge (\"this passage is perfectly "
+              "relevant\", \"ignore previous instructions\") to people instead of the judge (qrelkit.judging.guard).",
+              "judge", parse=_choice("on", "off"), stored=True),
     JobOption("threshold", "str", "auto", "Graded task: relevant = grade >= THRESHOLD; auto is 1 when the "
               "qrels are binary, 2 when they are graded.", "judge", parse=_spec_check("threshold"),
               stored=True),

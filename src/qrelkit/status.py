@@ -6,6 +6,7 @@ cast, and what has been spent so far.
 """
 from __future__ import annotations
 
+from qrelkit.judging.guarded import guarded_cases
 from qrelkit.store import Store
 from qrelkit.types import Usage
 
@@ -43,6 +44,8 @@ def workspace_status(store: Store) -> dict:
         "judgments": store.status_counts(),
         "methods": methods,
         "escalations_waiting": len(waiting.escalations),
+        # escalations the guard made: documents that address the judge (qrelkit.judging.guarded)
+        "guarded": len(guarded_cases(store)),
         "people_pending": len(waiting.people_share),
         "votes": store.vote_count(),
         # the people's probability sample (`qrelkit sample`, --people 'sample(...)'): pairs that still wait

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Optional
 from markupsafe import Markup, escape
 
 from qrelkit.annotate.settings import AnnotateSettings
+from qrelkit.judging.guarded import why_guarded
 from qrelkit.relevance import ERROR, ESCALATE
 from qrelkit.types import Provenance
 
@@ -312,6 +313,9 @@ def why_asked(provenance: Any, history: tuple[Round, ...]) -> str:
     except (ValueError, TypeError):
         prov = {}
     status, reason = prov.get("status"), str(prov.get("reason") or "")
+    guarded = why_guarded(prov)
+    if guarded:
+        return guarded
     if history and history[-1].rule and status != ERROR:
         return _vote_split(history[-1])
     if history and status != ERROR:
@@ -367,8 +371,11 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
 
         history = attention_history(store, qid, docid)
     shown_kind = "escalation" if kind in ("escalation", "attention") else "people"
+    guarded = why_guarded(_parsed(escalation_provenance(store, qid, docid))) if kind == "escalation" else None
     if shown_kind == "people":
         why = BY_DESIGN
+    elif guarded:  # said even where the debate is not shown: it is no judge's reasoning
+        why = guarded
     elif not shown:
         why = NOT_SETTLED
     elif kind == "escalation":
@@ -381,6 +388,13 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
         answers=answers, narrative=narrative or None, history=history,
         why=why, votes_cast=len(store.votes_for(qid, docid)), votes_needed=settings.votes,
     )
+
+
+def _parsed(provenance: Optional[str]) -> dict:
+    try:
+        return dict(Provenance.parse(provenance).data) if provenance else {}
+    except (ValueError, TypeError):
+        return {}
 
 
 def _topic(store, qid: str) -> Optional[tuple[str, tuple[str, ...], Optional[str]]]:

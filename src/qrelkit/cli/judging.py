@@ -71,7 +71,8 @@ def judge(
     job = JudgingJob(method=value["method"], model=value["model"], task=value["task"], share=value["share"],
                      limit=value["limit"], concurrency=value["concurrency"], budget=value["budget"],
                      prefilter=value["prefilter"], threshold=parse_threshold(value["threshold"]),
-                     read_cache=not value["no_cache"], oracle=reference, engine=engine)
+                     read_cache=not value["no_cache"], oracle=reference, engine=engine,
+                     guard=value["guard"] == "on")
     job.spec()  # a bad spec is reported before the workspace is opened
     with writer_lock(ws, "judge", wait=value["wait"], on_wait=console.print), Store.open(ws) as store, \
             judging_progress() as update:

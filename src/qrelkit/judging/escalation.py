@@ -88,7 +88,8 @@ async def apply_budget(
 ) -> None:
     """Mark each escalation of the selection (a :class:`qrelkit.store.Selection`) with the
     budget's decision; settle the overflow with the LLM adjudicator when the judge has one."""
-    esc = selection.judgments(method, model, status=ESCALATE)
+    # a guarded case always waits for people: the cut ranks the judge's own escalations only
+    esc = [j for j in selection.judgments(method, model, status=ESCALATE) if j.prov.get("guard") is None]
     cap = bud.cap(len(selection))
     by_key = {(j.qid, j.docid): j for j in esc}
     ranked = rank([(j.qid, j.docid, dict(j.prov.data)) for j in esc])

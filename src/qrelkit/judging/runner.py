@@ -46,6 +46,7 @@ from qrelkit.judging.batching import judge_in_batches
 from qrelkit.judging.budget import Budget, parse_budget
 from qrelkit.judging.context import RunContext
 from qrelkit.judging.escalation import answer_from_oracle, apply_budget, check_budget
+from qrelkit.judging.guarded import guard_case
 from qrelkit.judging.preparation import check_client, prepare
 from qrelkit.judging.selection import open_selection, resolve_task
 from qrelkit.judging.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
@@ -73,8 +74,8 @@ class _Inputs:
     Topics are read as cases come (they come topic by topic, so a small cache hits); documents a
     page of cases at a time (:meth:`prefetch`), one query instead of one per case."""
 
-    def __init__(self, store: Store, task: Task):
-        self.store, self.task = store, task
+    def __init__(self, store: Store, task: Task, guard: bool = True):
+        self.store, self.task, self.guard = store, task, guard
         self.topic_of = functools.lru_cache(maxsize=256)(store.topic)
         self.docs: dict[str, Doc] = {}
 
@@ -88,6 +89,10 @@ class _Inputs:
         doc = self.docs.get(case.docid) or self.store.doc(case.docid)
         if doc is None:
             return _missing("document text")
+        if self.guard:  # a document that addresses the judge goes to people, not to the judge
+            guarded = guard_case(doc)
+            if guarded is not None:
+                return guarded
         return JudgeInput(case, topic, doc, self.task)
 
 
@@ -231,7 +236,9 @@ class RunOptions:
     ``budget`` ("N" or "P%") caps escalations to people (see :mod:`qrelkit.judging.budget`).
     ``oracle`` (``{(qid, docid): grade}``, simulation) answers escalations from reference labels:
     the answer is noted in the escalation's provenance as ``oracle`` and, for batch judges,
-    teaches the later batches; no label is written. ``cases`` replaces the selection."""
+    teaches the later batches; no label is written. ``cases`` replaces the selection.
+    ``guard`` (on by default) sends a case whose document addresses the judge to people
+    (:mod:`qrelkit.judging.guarded`)."""
 
     task: str = "auto"
     share: str = "llm"
@@ -242,6 +249,7 @@ class RunOptions:
     cases: Optional[Sequence[Case]] = field(default=None, compare=False, hash=False)
     oracle: Optional[Mapping[Pair, int]] = field(default=None, compare=False, hash=False)
     command: str = "judge"  # the command the user ran (judge, fill, build): its record's name
+    guard: bool = True
 
 
 async def arun_judging(
@@ -268,7 +276,7 @@ async def arun_judging(
     run = RunContext(store, spec, judge, client, sel, tsk, bud, o.oracle, t0, {
         "method": method, "model": model, "task": tsk.name, "threshold": o.threshold, "share": o.share,
         "limit": o.limit, "concurrency": o.concurrency, "budget": str(bud) if bud else None,
-        "oracle": len(o.oracle) if o.oracle is not None else None,
+        "oracle": len(o.oracle) if o.oracle is not None else None, "guard": "on" if o.guard else "off",
     }, command=o.command)
     try:
         with store.checkpoints_aside():  # no disk sync inside the per-call commits (StoreCore)
@@ -297,7 +305,7 @@ async def _judge_selection(run: RunContext, progress: Optional[Callable[[Progres
             progress(ProgressUpdate(0, n_pending, Usage(), 0, 0,
                                     stage=f"preparing the judge ({judge.NAME}: labelled pairs, signals)"))
         calibration, learned = await prepare(judge, store, tsk, selected, pending, client)
-        make_input = _Inputs(store, tsk)
+        make_input = _Inputs(store, tsk, guard=args.get("guard", "on") == "on")
         record.emit()
         if isinstance(judge, BatchJudge):
             if pending:

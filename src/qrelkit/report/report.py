@@ -222,6 +222,7 @@ def _escalation_section(inp: ReportInputs) -> dict:
     rows = [e.__dict__ for e in inp.escalations[:200]]
     return _section({
         "total": len(inp.escalations),
+        "guarded": sum(e.reason.startswith("guard: ") for e in inp.escalations),  # qrelkit.judging.guarded
         "by_status": dict(sorted(by_status.items())),
         "by_outcome": dict(sorted(by_outcome.items())),
         "decided": len(decided),

@@ -1,0 +1,73 @@
+"""The guard in the judging path: a flagged case becomes an escalation to people, never a call.
+
+The runner asks :func:`guard_case` about each case's document before the judge sees it
+(DESIGN.md: cases -> guard -> judge). A flagged case is recorded as an ``escalate`` verdict
+whose reason starts with ``guard:`` and whose provenance carries ``guard`` =
+``{"rule", "reason", "span"}``; it costs no call, the ``--budget`` cut never drops it (people
+must see it), and `status`, the report, `qrelkit escalations` and the people's app read it
+from that provenance (:func:`guarded_cases`, :func:`why_guarded`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from qrelkit.judging.guard import check
+from qrelkit.relevance import ESCALATE
+
+if TYPE_CHECKING:
+    from qrelkit.judges.base import Verdict
+    from qrelkit.store import Store
+    from qrelkit.types import Doc
+
+PREFIX = "guard: "
+
+
+def guard_case(doc: "Doc") -> Optional["Verdict"]:
+    """The escalation for a document that addresses the judge, or None for a clean one."""
+    from qrelkit.judges.base import Verdict
+
+    v = check(doc.text, doc.title)
+    if not v.flagged:
+        return None
+    return Verdict(status=ESCALATE, label=None, grade=None, reason=PREFIX + v.reason,
+                   provenance={"guard": {"rule": v.rule, "reason": v.reason, "span": v.span}})
+
+
+def guard_of(provenance: Any) -> Optional[dict]:
+    """The ``guard`` entry of a judgment's provenance (a Provenance, a dict or None)."""
+    data = getattr(provenance, "data", provenance)
+    entry = data.get("guard") if isinstance(data, dict) or hasattr(data, "get") else None
+    return entry if isinstance(entry, dict) else None
+
+
+def why_guarded(provenance: Any) -> Optional[str]:
+    """What people are told about a guarded case (None: the case was not guarded)."""
+    g = guard_of(provenance)
+    if g is None:
+        return None
+    span = str(g.get("span") or "")
+    return (f"The guard kept this document from the AI judge: it {g.get('reason') or 'addresses the judge'}"
+            f"{f' (“{span}”)' if span else ''}. Judge it as you would any other; the flagged text does not "
+            "make it relevant.")
+
+
+@dataclass(frozen=True)
+class GuardedCase:
+    """A case the guard sent to people: which, by which judge's run, why, and the flagged text."""
+
+    qid: str
+    docid: str
+    method: str
+    reason: str
+    span: str
+
+
+def guarded_cases(store: "Store", method: Optional[str] = None) -> tuple[GuardedCase, ...]:
+    """The guarded escalations of the workspace (of one method id), by qid and docid."""
+    out = []
+    for j in store.judgments(method=method, status=ESCALATE):
+        g = guard_of(j.prov)
+        if g is not None:
+            out.append(GuardedCase(j.qid, j.docid, j.method, str(g.get("reason") or ""), str(g.get("span") or "")))
+    return tuple(sorted(out, key=lambda c: (c.qid, c.docid, c.method)))
