@@ -20,7 +20,7 @@ COMMANDS: dict[str, str] = {
     "fill": "jobs", "build": "jobs", "demo": "jobs",
     "judge": "judging", "escalations": "judging", "methods": "judging",
     "agree": "agree", "evaluate": "evaluate", "stability": "stability", "ragalign": "ragalign",
-    "report": "report", "import": "interchange", "compare": "compare",
+    "report": "report", "import": "interchange", "compare": "compare", "audit": "audit",
     "annotate": "annotate", "simulate": "stability", "narratives": "narratives", "rag": "rag",
 }
 

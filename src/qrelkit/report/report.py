@@ -30,6 +30,7 @@ from qrelkit.data.qrels import PairGrades
 from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.relevance import ADJUDICATED, ERROR, ESCALATE
 from qrelkit.report import plots
+from qrelkit.report.audit import audit_section
 from qrelkit.report.gathering import MergedTally, full_rankings, workspace_runs
 from qrelkit.report.rag import RAG_K, rag_alignment, rag_figure, rag_section
 from qrelkit.store.commands import CommandRun
@@ -105,6 +106,7 @@ class ReportInputs:
     earlier_jobs: tuple = ()  # jobs a --rejudge replaced
     version: str = ""  # the qrelkit version that wrote the report
     rag: tuple = ()  # GeneratorAlignment (qrelkit.evaluate.ragalign_multi); the section shows only with data
+    audits: tuple = ()  # stored audits as `qrelkit audit --json` prints them; the section shows only with data
 
 
 @dataclass(frozen=True)
@@ -274,7 +276,7 @@ def build_report(inp: ReportInputs) -> dict:
                           "settings": inp.plan.get("plan", {}), "written_by": inp.plan.get("qrelkit_version")}, "")
         if inp.plan else _section(None, "no plan recorded (commands were run one by one)"),
         "qrelkit_version": inp.version or _version(),
-    } | ({"rag": rag_section(inp.rag)} if inp.rag else {})
+    } | ({"rag": rag_section(inp.rag)} if inp.rag else {}) | ({"audit": audit_section(inp.audits)} if inp.audits else {})
 
 
 def _figures(inp: ReportInputs, data: dict) -> dict:
@@ -517,6 +519,7 @@ def report_from_store(
         earlier_jobs=tuple({"kind": j.get("kind"), "method": j.get("method"), "model_id": j.get("model_id")}
                            for j in earlier),
         rag=rag,
+        audits=tuple(a.result for a in store.audits()),
     )
     return write_report(inputs, out)
 
