@@ -22,7 +22,7 @@ COMMANDS: dict[str, str] = {
     "agree": "agree", "evaluate": "evaluate", "stability": "stability", "ragalign": "ragalign",
     "report": "report", "import": "interchange", "compare": "compare",
     "sample": "sample", "estimate": "estimate",
-    "guard": "guard",
+    "guard": "guard", "audit": "audit",
     "annotate": "annotate", "simulate": "stability", "narratives": "narratives", "rag": "rag",
 }
 

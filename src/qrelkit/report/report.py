@@ -32,6 +32,7 @@ from qrelkit.relevance import ADJUDICATED, ERROR, ESCALATE
 from qrelkit.report import plots
 from qrelkit.report.estimates import estimates_figure, estimates_section
 from qrelkit.report.estimates import gather as gather_estimates
+from qrelkit.report.audit import audit_section
 from qrelkit.report.gathering import MergedTally, full_rankings, workspace_runs
 from qrelkit.report.rag import RAG_K, rag_alignment, rag_figure, rag_section
 from qrelkit.store.commands import CommandRun
@@ -108,6 +109,7 @@ class ReportInputs:
     version: str = ""  # the qrelkit version that wrote the report
     rag: tuple = ()  # GeneratorAlignment (qrelkit.evaluate.ragalign_multi); the section shows only with data
     estimates: Optional[dict] = None  # `qrelkit estimate`'s object (or why refused); shown with a people's sample
+    audits: tuple = ()  # stored audits as `qrelkit audit --json` prints them; the section shows only with data
 
 
 @dataclass(frozen=True)
@@ -279,7 +281,8 @@ def build_report(inp: ReportInputs) -> dict:
         if inp.plan else _section(None, "no plan recorded (commands were run one by one)"),
         "qrelkit_version": inp.version or _version(),
     } | ({"rag": rag_section(inp.rag)} if inp.rag else {}) | (
-        {"estimates": estimates_section(inp.estimates)} if inp.estimates is not None else {})
+        {"estimates": estimates_section(inp.estimates)} if inp.estimates is not None else {}) | (
+        {"audit": audit_section(inp.audits)} if inp.audits else {})
 
 
 def _figures(inp: ReportInputs, data: dict) -> dict:
@@ -524,6 +527,7 @@ def report_from_store(
                            for j in earlier),
         rag=rag,
         estimates=gather_estimates(store, (job or {}).get("method"), (job or {}).get("model_id")),
+        audits=tuple(a.result for a in store.audits()),
     )
     return write_report(inputs, out)
 

@@ -15,6 +15,7 @@ tables, a migration in :mod:`qrelkit.store.schema`.
 from __future__ import annotations
 
 from qrelkit.store.annotators import Annotator, AnnotatorStore, SessionRow
+from qrelkit.store.audits import AuditStore, StoredAudit
 from qrelkit.store.collection import CollectionStore, Counts, RunRecord
 from qrelkit.store.commands import CommandRun, CommandStore
 from qrelkit.store.comparisons import ComparisonStore, RunCost, StoredSample
@@ -59,6 +60,7 @@ class Store(
     ImportStore,
     ComparisonStore,
     SampleStore,
+    AuditStore,
     StoreCore,
 ):
     """A handle on one workspace's database: open one per process (``Store.open``/``Store.create``).
@@ -72,7 +74,7 @@ class Store(
 __all__ = [
     "DB_NAME", "MIGRATIONS", "SCHEMA_VERSION", "Annotator", "AttentionItem", "AttentionVote", "Candidate",
     "CaseVote", "CommandRun", "Counts", "DecidedTask", "ForPeople", "KindProgress", "MethodCount",
-    "PeopleWaiting", "PoolTable", "RunCost", "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "StoredSample", "AnnotationTask",
+    "PeopleWaiting", "PoolTable", "RunCost", "RunRecord", "Selection", "SelectionCounts", "SessionRow", "Store", "StoredAudit", "StoredSample", "AnnotationTask",
     "TaskTotals", "VoteRecord", "wants_people",
     "SampleCounts", "SampleRow",
 ]
