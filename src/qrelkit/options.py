@@ -72,6 +72,9 @@ def _spec_check(kind: str) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         import importlib
 
+        if kind == "method" and isinstance(value, str) and not value.strip():
+            # not "auto": an empty --method is usually a shell variable that was never set
+            raise UsageError("the method is empty: give a judge spec (see `qrelkit methods`) or auto")
         if value in (None, ""):
             return value
         if kind == "threshold":
@@ -212,6 +215,20 @@ def check_value(option: JobOption, value: Any) -> Any:
     if option.parse is not None:
         value = option.parse(value)
     return value
+
+
+def check_given(values: dict[str, Any]) -> None:
+    """The options a call gives (None: not given), each checked as a plan's value is, before
+    anything is read or made: a typo in ``--method`` is one line and leaves no workspace behind.
+    A UsageError names the flag."""
+    for name, value in values.items():
+        option = BY_NAME.get(name)
+        if option is None or value is None or option.section == "inputs":  # files: their readers check them
+            continue
+        try:
+            check_value(option, value)
+        except UsageError as e:
+            raise UsageError(f"{option.cli_flag}: {e}") from None
 
 
 def typer_option(option: JobOption) -> Any:
