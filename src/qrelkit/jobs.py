@@ -173,13 +173,14 @@ def _record_plan(store: Store, kind: str, plan: "Plan", job: Job) -> None:
                             "method": job.method_id, "model": job.model_id})
 
 
-def _ensure_loaded(store: Store, plan: "Plan", need_qrels: bool) -> None:
-    from qrelkit.workspace import load_collection
+def _ensure_loaded(store: Store, plan: "Plan", need_qrels: bool, on_warning: Callable[[str], None]) -> None:
+    from qrelkit.workspace import LoadSettings, load_collection
 
     if plan.topics and plan.docs:
         if need_qrels and not plan.qrels and not store.qrels():
             raise UsageError("fill completes an existing collection: pass --qrels (or use `qrelkit build`)")
-        load_collection(store, plan.topics, plan.docs, plan.qrels, plan.runs)
+        load_collection(store, plan.topics, plan.docs, plan.qrels, plan.runs,
+                        settings=LoadSettings(run_names=plan.run_names, on_warning=on_warning))
         return
     if not store.topics():
         raise UsageError(
@@ -189,7 +190,7 @@ def _ensure_loaded(store: Store, plan: "Plan", need_qrels: bool) -> None:
     if plan.runs:  # runs alone re-point a loaded workspace's runs (moved files) or add new ones
         from qrelkit.workspace import load_runs
 
-        load_runs(store, plan.runs)
+        load_runs(store, plan.runs, run_names=plan.run_names, on_warning=on_warning)
 
 
 @dataclass(frozen=True)
@@ -232,7 +233,7 @@ def _start(store: Store, kind: str, plan_arg: Any, plan: "Plan", options: dict,
         run.say(f"reading the collection ({effective.docs})")
     else:
         store.require_loaded()  # a load that did not finish: one line, before anything else is said
-    _ensure_loaded(store, effective, need_qrels=kind == "fill")
+    _ensure_loaded(store, effective, need_qrels=kind == "fill", on_warning=lambda note: run.say(f"warning: {note}"))
     before = stored_job(store)
     job = resolve_job(store, kind, effective, given, rejudge=run.rejudge)
     if run.rejudge and before:

@@ -109,6 +109,9 @@ OPTIONS: tuple[JobOption, ...] = (
     JobOption("docs", "str", None, "Docs file (JSONL or TSV, .gz ok).", "inputs", JOBS),
     JobOption("qrels", "str", None, "The existing qrels to complete.", "inputs", frozenset({FILL})),
     JobOption("runs", "paths", (), "Runs: files, folders or globs.", "inputs", JOBS),
+    JobOption("run_names", "str", "auto", "What names a run: auto (its tag, or its file name where the tag is "
+              "shared by several files, missing or a placeholder such as my-system-name or rank_gpt), tag or file "
+              "(its file name).", "inputs", JOBS, parse=_choice("auto", "tag", "file")),
     # pool
     JobOption("depth", "int", 10, "Pool depth k.", "pool", JOBS, (1, None), stored=True),
     JobOption("pool", "str", None, "Pooling strategy instead of --depth: depth(k=10), rrf(n=N, k=60), "
@@ -223,8 +226,8 @@ def check_given(values: dict[str, Any]) -> None:
     A UsageError names the flag."""
     for name, value in values.items():
         option = BY_NAME.get(name)
-        if option is None or value is None or option.section == "inputs":  # files: their readers check them
-            continue
+        if option is None or value is None or option.section == "inputs" and option.parse is None:
+            continue  # files: their readers check them
         try:
             check_value(option, value)
         except UsageError as e:
