@@ -84,7 +84,9 @@ def test_fill_end_to_end(filled):
     assert st["cases"]["pending_judge"] == 0 and st["spent"]["calls"] >= out["judge"]["calls"]
     plan = json.loads(sqlite3.connect(ws / "qrelkit.sqlite").execute(
         "SELECT value FROM meta WHERE key='plan'").fetchone()[0])
-    assert plan["job"] == "fill" and plan["plan"]["method"] == METHOD and plan["qrelkit_version"]
+    # the plan shows the job's method id (the spec given, in canonical form), as every later call continues it
+    assert plan["job"] == "fill" and plan["plan"]["method"] == out["method"] and plan["qrelkit_version"]
+    assert out["method"].startswith("likelihood(") and "calib=40" in out["method"]
 
 
 def test_fill_again_makes_no_new_calls(filled):

@@ -108,8 +108,9 @@ def test_rejudge_starts_a_new_job_whose_labels_are_merged_and_reported(waiting):
     ws, model, log, first = waiting
     people_vote(ws, 3)
     before = calls(log)
+    # --limit again: a new job keeps every stored option not given (the first job's --limit 2 too)
     new = json.loads(qk("fill", "-w", ws, "--method", "debate(rounds=1)", "--model", model, "--rejudge", "--auto",
-                        "--json").stdout)
+                        "--limit", "1000", "--json").stdout)
     assert calls(log) > before
     assert new["method"] != first["method"]
     assert "rounds=1" in new["method"]

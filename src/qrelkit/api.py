@@ -33,15 +33,24 @@ def _pairs(qrels: QrelsLike) -> dict:
     return dict(as_pairs(qrels))
 
 
-def _runs(runs: Any) -> list:
+def _runs(runs: Any, run_names: str = "auto") -> list:
+    """Runs given as paths are read and named as the command line names them (``run_names``:
+    auto, tag or file; :mod:`qrelkit.data.runs`), with a warning saying which are not named as
+    their files are; runs read already keep their names."""
     from qrelkit.data import read_runs
 
-    if isinstance(runs, (str, Path)):
-        return read_runs([str(runs)])
-    runs = list(runs)
-    if runs and isinstance(runs[0], (str, Path)):
-        return read_runs([str(r) for r in runs])
-    return runs
+    paths = [str(runs)] if isinstance(runs, (str, Path)) else list(runs)
+    if not paths or not isinstance(paths[0], (str, Path)):
+        return paths
+    read = read_runs([str(r) for r in paths], by=run_names)
+    from qrelkit.data.runs import name_warning
+
+    note = name_warning(read, run_names)
+    if note:
+        import warnings
+
+        warnings.warn(note, stacklevel=3)
+    return read
 
 
 def score(
@@ -50,11 +59,13 @@ def score(
     measures: Optional[Sequence[str]] = None,
     threshold: Union[str, int] = "auto",
     judged_only: bool = False,
+    run_names: str = "auto",
 ):
     """Mean scores per system as a DataFrame (rows: systems, columns: measures);
     what ``qrelkit evaluate`` prints for one qrels version.
 
-    ``runs``: paths (files, folders, globs) or runs from :func:`read_runs`;
+    ``runs``: paths (files, folders, globs; named by ``run_names`` as ``--run-names`` does) or
+    runs from :func:`read_runs`;
     ``qrels``: a path, a ``{(qid, docid): grade}`` mapping or Qrel records.
     Measures are ir_measures names; binary ones use ``threshold`` (``auto``: 1
     for binary qrels, 2 for graded ones; see :mod:`qrelkit.relevance`),
@@ -66,7 +77,7 @@ def score(
 
     pairs = _pairs(qrels)
     thr = resolve_threshold(threshold, pairs, qrels if isinstance(qrels, (str, Path)) else None)
-    scores = evaluate_runs(_runs(runs), pairs, measures or DEFAULT_MEASURES, thr.value, judged_only)
+    scores = evaluate_runs(_runs(runs, run_names), pairs, measures or DEFAULT_MEASURES, thr.value, judged_only)
     data = {m: scores.means(m) for m in scores.measures}
     df = pd.DataFrame(data, index=pd.Index(scores.systems, name="system"))
     df.attrs.update(thr.to_dict())
@@ -74,7 +85,7 @@ def score(
 
 
 def holes(runs: Any, qrels: QrelsLike, depth: int = 10, new_qrels: Optional[QrelsLike] = None,
-          threshold: Union[str, int] = "auto") -> dict:
+          threshold: Union[str, int] = "auto", run_names: str = "auto") -> dict:
     """Pooled pairs, holes and per-run Judged@k / Unjudged@k, with ``new_qrels``
     also Hole@k (the `qrelkit holes --json` object)."""
     from qrelkit.evaluate.holes import holes_report
@@ -83,7 +94,7 @@ def holes(runs: Any, qrels: QrelsLike, depth: int = 10, new_qrels: Optional[Qrel
     pairs = _pairs(qrels)
     thr = resolve_threshold(threshold, pairs, qrels if isinstance(qrels, (str, Path)) else None)
     new = _pairs(new_qrels) if new_qrels is not None else None
-    return {**thr.to_dict(), **holes_report(_runs(runs), pairs, depth, new, thr.value)}
+    return {**thr.to_dict(), **holes_report(_runs(runs, run_names), pairs, depth, new, thr.value)}
 
 
 def estimate(

@@ -19,6 +19,11 @@ exactly that job:
 
 A workspace from before stored jobs continues with the plan it recorded (meta ``plan``) and
 the method its last judging run used, so it resumes with no new call.
+
+``--rejudge`` makes a new job from the stored one's options with the call's over them (a new
+method alone keeps the model, the depth and the rest; :func:`job_changes` says what changes).
+Where a job stands after a call — ``done``, ``partial`` (holes left, per reason: :func:`left_over`)
+or ``waiting`` (people have work) — is kept too (:func:`record_state`), for the report.
 """
 from __future__ import annotations
 
@@ -36,10 +41,14 @@ from qrelkit.relevance import parse_threshold
 if TYPE_CHECKING:
     from qrelkit.engines import EngineSpec
     from qrelkit.judging.job import JudgingJob
+    from qrelkit.judging.summary import JudgeSummary
     from qrelkit.plan import Plan
     from qrelkit.store import Store
+    from qrelkit.store.waiting import PeopleWaiting
 
 STORED_KEY = "job"  # the workspace meta key of the current job
+STATE_KEY = "job_state"  # the workspace meta key of where the job stands (record_state)
+DONE, PARTIAL, WAITING = "done", "partial", "waiting"  # the states of a job (DESIGN.md's vocabulary)
 HISTORY_KEY = "jobs"  # earlier jobs, replaced by --rejudge
 # the options compared with the stored job, in the order a message names them
 COMPARED = ("method", "prefilter", "auto", "model", "task", "budget", "threshold", "depth", "pool", "human_depth",
@@ -104,6 +113,16 @@ class Job:
             "people": self.people, "auto": self.auto, "limit": self.limit, "concurrency": self.concurrency,
             "engine": self.engine.text, "prices": [list(p) for p in self.prices],
             "qrelkit_version": __version__, "created": time.time(),
+        }
+
+    def settings(self) -> dict:
+        """The job's values under the plan file's keys: what the report's settings table shows
+        (a bare continuation's own options are the defaults, not the job it continues)."""
+        return {
+            "method": self.method_id, "model": self.model, "task": self.task,
+            "budget": str(self.budget) if self.budget else None, "prefilter": self.given.get("prefilter"),
+            "threshold": self.threshold, "depth": self.depth, "pool": self.pool, "human_depth": self.human_depth,
+            "people": self.people, "limit": self.limit, "concurrency": self.concurrency, "engine": self.engine.text,
         }
 
     def describe(self) -> str:
@@ -188,19 +207,14 @@ def resolve_job(store: "Store", kind: str, plan: "Plan", given: dict[str, Any], 
     """The job this call runs: the stored one continued (given options checked against it), or a
     new one from ``plan`` and ``given`` (options the user gave, None = not given) when the workspace
     has none yet or with ``rejudge``. Raises UsageError for a differing option."""
-    stored = None if rejudge else stored_job(store)
+    stored = stored_job(store)
     given = {k: v for k, v in given.items() if v is not None and v != ()}
     if stored is None or stored.get("method") is None:
         return _new_job(store, kind, _values(plan, given))
-    if not _started(store, stored):
-        # nothing judged under the stored job yet (a build waiting for its people's share): the
-        # call's options complete it, over what the first call said
-        earlier = {k: v for k, v in (stored.get("given") or {}).items() if v is not None}
-        earlier["model"] = stored.get("model")
-        for name in RUNTIME:
-            if stored.get(name) is not None:
-                earlier[name] = stored[name]
-        return _new_job(store, kind, _values(plan, {**earlier, **given}))
+    if rejudge or not _started(store, stored):
+        # a new job (--rejudge), or nothing judged under the stored one yet (a build waiting for its
+        # people's share): the call's options over the stored job's, never over the defaults
+        return _new_job(store, kind, _values(plan, {**_stored_values(stored), **given}))
     before = stored.get("given") or {}
     for name in COMPARED:
         if name not in given:
@@ -215,6 +229,33 @@ def resolve_job(store: "Store", kind: str, plan: "Plan", given: dict[str, Any], 
         if wanted != had:
             raise _refusal(store.workspace, name, had, wanted)
     return _continued(store, kind, stored, given)
+
+
+def _stored_values(stored: dict) -> dict[str, Any]:
+    """The options the stored job was made with, as a call would give them."""
+    earlier = {k: v for k, v in (stored.get("given") or {}).items() if v is not None}
+    earlier["model"] = stored.get("model")
+    for name in RUNTIME:
+        if stored.get(name) is not None:
+            earlier[name] = stored[name]
+    return earlier
+
+
+# what `--rejudge` says it changes: (the stored job's key, what the message calls it)
+_SHOWN = (("method", "method"), ("model_id", "model"), ("task", "task"), ("budget", "budget"),
+          ("threshold", "threshold"), ("depth", "depth"), ("pool", "pool"), ("human_depth", "human depth"),
+          ("people", "people"), ("auto", "auto"), ("limit", "limit"), ("concurrency", "concurrency"),
+          ("engine", "engine"))
+
+
+def job_changes(before: Optional[dict], job: Job) -> list[str]:
+    """``name: old -> new`` for each setting ``job`` changes against the stored job ``before``
+    (what ``--rejudge`` prints; everything not given again is kept)."""
+    if not before:
+        return []
+    after = job.to_stored()
+    return [f"{label}: {_show(before.get(key))} → {_show(after.get(key))}" for key, label in _SHOWN
+            if before.get(key) != after.get(key) and key in before]
 
 
 def _started(store: "Store", stored: dict) -> bool:
@@ -299,3 +340,51 @@ def record_job(store: "Store", job: Job, rejudge: bool = False) -> None:
     if old and not rejudge:
         record["created"] = old.get("created", record["created"])
     store.set_meta(STORED_KEY, record)
+
+
+# ---------------------------------------------------------------- where a job stands
+def left_over(store: "Store", job: Job, summary: "JudgeSummary") -> dict[str, int]:
+    """The holes of the LLM's share the job has not labelled, per reason: ``limit`` (not judged
+    yet: a --limit, or an interruption), ``budget`` (escalations the --budget left undecided),
+    ``no_text`` (no document text to judge), ``errors`` (failed calls, retried by the next run),
+    ``unanswered`` (the server gave no answer: not recorded at all, judged by the next run)."""
+    left = {
+        "limit": store.not_judged_by(job.method_id, summary.model) - summary.unanswered,
+        "unanswered": summary.unanswered,
+        "budget": summary.undecided,
+        "no_text": summary.no_text,
+        "errors": summary.errors,
+    }
+    return {k: v for k, v in left.items() if v}
+
+
+def next_steps(ws: Any, job: Job, left: dict[str, int]) -> str:
+    """What the closing line says to run next, for what is left."""
+    steps = []
+    if left.get("limit"):
+        steps.append(f"{left['limit']} holes not judged yet" + (f" (--limit {job.limit})" if job.limit is not None
+                     else "") + f": run `qrelkit {job.kind} -w {ws}" + (" --limit N` with a larger N"
+                                                                       if job.limit is not None else "`"))
+    if left.get("unanswered"):
+        steps.append(f"{left['unanswered']} cases got no answer from the server: run `qrelkit {job.kind} -w {ws}` "
+                     "again to judge them")
+    if left.get("errors"):
+        steps.append(f"{left['errors']} calls failed: run `qrelkit {job.kind} -w {ws}` again to retry them")
+    if left.get("budget"):
+        steps.append(f"{left['budget']} escalations over the --budget stay undecided")
+    if left.get("unsettled"):
+        steps.append(f"{left['unsettled']} pairs of the {job.pool} pool have no label yet, so MTF has not read "
+                     f"on past them: run `qrelkit {job.kind} -w {ws}` once they are labelled")
+    if left.get("no_text"):
+        steps.append(f"{left['no_text']} pooled pairs have no document text and are not judged (list them with "
+                     f"`qrelkit status -w {ws} --missing-text`)")
+    return "; ".join(steps)
+
+
+def record_state(store: "Store", job: Job, state: str, left: dict[str, int], waiting: Optional["PeopleWaiting"],
+                 todo: str) -> None:
+    """Where the job stands after this call (meta :data:`STATE_KEY`): the report says it, so that a
+    ``partial`` job is not read as a finished one and a ``waiting`` one says what people have to do."""
+    store.set_meta(STATE_KEY, {"kind": job.kind, "method": job.method_id, "model_id": job.model_id, "state": state,
+                               "left": left, "people": waiting.to_json() if waiting is not None else {},
+                               "todo": todo, "at": time.time()})

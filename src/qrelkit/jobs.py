@@ -26,8 +26,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from qrelkit import __version__
+from qrelkit import options as opts
 from qrelkit.errors import UsageError
-from qrelkit.job import Job, record_job, resolve_job
+from qrelkit.job import (  # noqa: F401  (DONE, PARTIAL, WAITING, STATE_KEY, left_over: re-exported)
+    DONE,
+    PARTIAL,
+    STATE_KEY,
+    WAITING,
+    Job,
+    job_changes,
+    left_over,
+    next_steps,
+    record_job,
+    record_state,
+    resolve_job,
+    stored_job,
+)
 from qrelkit.judging import run_job
 from qrelkit.judging.summary import JudgeSummary
 from qrelkit.plan import Plan
@@ -40,7 +54,6 @@ if TYPE_CHECKING:
 
 MERGED_QRELS = "qrels.merged.txt"
 REPORT = "report.html"
-DONE, PARTIAL, WAITING = "done", "partial", "waiting"
 
 
 @dataclass(frozen=True)
@@ -115,14 +128,15 @@ def _finish(store: Store, ws: Path, job: Job, report: bool, judged: bool) -> tup
     report_path = None
     evaluation: dict = {}
     if report:
-        from qrelkit.relevance import resolve_threshold
         from qrelkit.report.report import report_from_store
+        from qrelkit.workspace import stored_run_paths
 
-        # resolved against the merged labels: a collection built from scratch by the
-        # answer task has no original qrels, but its new 0/1 labels make it binary
-        merged = {(label.qid, label.docid): label.grade for label in result.labels}
-        resolved = resolve_threshold(job.threshold, merged, ws / MERGED_QRELS)
-        files = report_from_store(store, ws / REPORT, merged_result=result, threshold=resolved.value)
+        stored_run_paths(store)  # a run file that is gone is named (exit 2), not skipped by the report's scores
+        # the job's threshold as given: `auto` is resolved by the report (against the original qrels, or
+        # the merged labels of a collection built from scratch, whose 0/1 answer labels make it binary)
+        # and shown as auto — a resolved 2 passed on was shown as "relevant = grade >= 2 (given)"
+        files = report_from_store(store, ws / REPORT, merged_result=result, threshold=job.threshold,
+                                  depth=job.depth)
         report_path = files.html
         evaluation = files.headline()
         estimates = files.data.get("estimates")
@@ -155,17 +169,25 @@ def _plan_given(plan: "Plan | Path | str | None", loaded: "Plan") -> dict[str, A
 
 
 def _record_plan(store: Store, kind: str, plan: "Plan", job: Job) -> None:
-    store.set_meta("plan", {"job": kind, "plan": plan.to_dict(), "qrelkit_version": __version__,
+    """The plan the report shows: the job's settings and the inputs the workspace holds, over
+    what this call said (a bare `fill -w WS` says nothing: its defaults are not the job)."""
+    settings = {**plan.to_dict(), **{k: v for k, v in job.settings().items() if k in plan.__dataclass_fields__}}
+    loaded = (store.get_meta("inputs") or {}).get("inputs") or {}
+    for key in ("topics", "docs", "qrels", "runs"):
+        if not settings.get(key) and loaded.get(key):
+            settings[key] = loaded[key]
+    store.set_meta("plan", {"job": kind, "plan": settings, "qrelkit_version": __version__,
                             "method": job.method_id, "model": job.model_id})
 
 
-def _ensure_loaded(store: Store, plan: "Plan", need_qrels: bool) -> None:
-    from qrelkit.workspace import load_collection
+def _ensure_loaded(store: Store, plan: "Plan", need_qrels: bool, on_warning: Callable[[str], None]) -> None:
+    from qrelkit.workspace import LoadSettings, load_collection
 
     if plan.topics and plan.docs:
         if need_qrels and not plan.qrels and not store.qrels():
             raise UsageError("fill completes an existing collection: pass --qrels (or use `qrelkit build`)")
-        load_collection(store, plan.topics, plan.docs, plan.qrels, plan.runs)
+        load_collection(store, plan.topics, plan.docs, plan.qrels, plan.runs,
+                        settings=LoadSettings(run_names=plan.run_names, on_warning=on_warning))
         return
     if not store.topics():
         raise UsageError(
@@ -175,7 +197,7 @@ def _ensure_loaded(store: Store, plan: "Plan", need_qrels: bool) -> None:
     if plan.runs:  # runs alone re-point a loaded workspace's runs (moved files) or add new ones
         from qrelkit.workspace import load_runs
 
-        load_runs(store, plan.runs)
+        load_runs(store, plan.runs, run_names=plan.run_names, on_warning=on_warning)
 
 
 @dataclass(frozen=True)
@@ -218,8 +240,13 @@ def _start(store: Store, kind: str, plan_arg: Any, plan: "Plan", options: dict,
         run.say(f"reading the collection ({effective.docs})")
     else:
         store.require_loaded()  # a load that did not finish: one line, before anything else is said
-    _ensure_loaded(store, effective, need_qrels=kind == "fill")
+    _ensure_loaded(store, effective, need_qrels=kind == "fill", on_warning=lambda note: run.say(f"warning: {note}"))
+    before = stored_job(store)
     job = resolve_job(store, kind, effective, given, rejudge=run.rejudge)
+    if run.rejudge and before:
+        changes = job_changes(before, job)
+        run.say("--rejudge: a new job; " + ("; ".join(changes) if changes else "the same settings as the stored job")
+                + " (every option not given again is kept)")
     record_job(store, job, rejudge=run.rejudge)
     _record_plan(store, kind, effective, job)
     if _in_rounds(job):
@@ -232,44 +259,6 @@ def _start(store: Store, kind: str, plan_arg: Any, plan: "Plan", options: dict,
     return job, pool
 
 
-def left_over(store: Store, job: Job, summary: JudgeSummary) -> dict[str, int]:
-    """The holes of the LLM's share the job has not labelled, per reason: ``limit`` (not judged
-    yet: a --limit, or an interruption), ``budget`` (escalations the --budget left undecided),
-    ``no_text`` (no document text to judge), ``errors`` (failed calls, retried by the next run),
-    ``unanswered`` (the server gave no answer: not recorded at all, judged by the next run)."""
-    left = {
-        "limit": store.not_judged_by(job.method_id, summary.model) - summary.unanswered,
-        "unanswered": summary.unanswered,
-        "budget": summary.undecided,
-        "no_text": summary.no_text,
-        "errors": summary.errors,
-    }
-    return {k: v for k, v in left.items() if v}
-
-
-def _next_steps(ws: Path, job: Job, left: dict[str, int]) -> str:
-    """What the closing line says to run next, for what is left."""
-    steps = []
-    if left.get("limit"):
-        steps.append(f"{left['limit']} holes not judged yet" + (f" (--limit {job.limit})" if job.limit is not None
-                     else "") + f": run `qrelkit {job.kind} -w {ws}" + (" --limit N` with a larger N"
-                                                                       if job.limit is not None else "`"))
-    if left.get("unanswered"):
-        steps.append(f"{left['unanswered']} cases got no answer from the server: run `qrelkit {job.kind} -w {ws}` "
-                     "again to judge them")
-    if left.get("errors"):
-        steps.append(f"{left['errors']} calls failed: run `qrelkit {job.kind} -w {ws}` again to retry them")
-    if left.get("budget"):
-        steps.append(f"{left['budget']} escalations over the --budget stay undecided")
-    if left.get("unsettled"):
-        steps.append(f"{left['unsettled']} pairs of the {job.pool} pool have no label yet, so MTF has not read "
-                     f"on past them: run `qrelkit {job.kind} -w {ws}` once they are labelled")
-    if left.get("no_text"):
-        steps.append(f"{left['no_text']} pooled pairs have no document text and are not judged (list them with "
-                     f"`qrelkit status -w {ws} --missing-text`)")
-    return "; ".join(steps)
-
-
 def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSettings,
                         rounds: Optional["RoundsOutcome"] = None) -> JobResult:
     """The steps both jobs share once the pool is ready: judge the LLM's share, stop for people
@@ -277,7 +266,9 @@ def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSe
     ``waiting`` (people have work), ``partial`` (holes left, :func:`left_over`) or ``done``.
     ``rounds``: MTF's rounds judged the share already; their calls count, their unsettled pairs are left."""
     summary = run_job(store, job.judging(run.read_cache), run.progress)
-    waiting = store.waiting_for_people()
+    # this job's escalations (by the method and model its run judged under): those of a job a
+    # --rejudge replaced are not merged, so the new job does not wait for them
+    waiting = store.waiting_for_people(summary.method, summary.model)
     left = left_over(store, job, summary)
     if rounds is not None:
         summary = dataclasses.replace(summary, **(summary.usage + rounds.usage).as_dict())
@@ -287,14 +278,16 @@ def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSe
 
         sync_tasks(store)
         msg = f"{_cases(len(waiting))} for people; " + _serve_hint(ws).format(job=job.kind)
+        record_state(store, job, WAITING, left, waiting, msg)
         return JobResult(job.kind, ws, WAITING, msg, job, pool, summary, waiting, left=left)
+    record_state(store, job, PARTIAL if left else DONE, left, waiting, next_steps(ws, job, left))
     run.say("merging the labels" + (" and writing the report" if run.report else ""))
     merged, out, rep, evaluation = _finish(store, ws, job, run.report, judged=summary.cases > 0)
     msg = ("nothing to judge: the pool has no holes; " if summary.cases == 0 else "") + f"merged qrels in {out}"
     msg += f"; report in {rep}" if rep else ""
     msg += _estimates_note(ws, evaluation.get("estimates"))
     if left:
-        msg += ". Partial: " + _next_steps(ws, job, left)
+        msg += ". Partial: " + next_steps(ws, job, left)
     return JobResult(job.kind, ws, PARTIAL if left else DONE, msg, job, pool, summary, waiting, merged, out, rep,
                      evaluation, left=left)
 
@@ -333,6 +326,7 @@ def fill(
     """
     run = _settings(options, progress, stage)
     ws = Path(workspace)
+    opts.check_given(options)  # a bad option (a typo in the method) is refused before the workspace is made
     loaded = _as_plan(plan)  # a bad plan is refused before the workspace is made
     with writer_lock(ws, "fill", wait=run.wait, on_wait=run.say), Store.create(ws) as store:
         job, pool = _start(store, "fill", plan, loaded, options, run)
@@ -365,6 +359,7 @@ def build(
     """
     run = _settings(options, progress, stage)
     ws = Path(workspace)
+    opts.check_given(options)  # a bad option (a typo in the method) is refused before the workspace is made
     loaded = _as_plan(plan)  # a bad plan is refused before the workspace is made
     with writer_lock(ws, "build", wait=run.wait, on_wait=run.say), Store.create(ws) as store:
         job, pool = _start(store, "build", plan, loaded, options, run)
@@ -378,6 +373,7 @@ def build(
             share = _cases(len(waiting.people_share), " of the people's share")
             msg = (f"{share} for people; "
                    + _serve_hint(ws).format(job="build"))
+            record_state(store, job, WAITING, {}, waiting, msg)
             return JobResult("build", ws, WAITING, msg, job, pool, None, waiting)
         return _judge_merge_report(store, ws, job, pool, run)
 
@@ -419,6 +415,7 @@ def _build_in_rounds(store: Store, ws: Path, job: Job, run: RunSettings) -> JobR
         share = _cases(len(waiting.people_share), " of the people's share")
         msg = (f"{share} for people; MTF round {outcome.rounds}: {outcome.unsettled} of {outcome.quota} pairs "
                "still without a label; " + _serve_hint(ws).format(job="build"))
+        record_state(store, job, WAITING, _rounds_left(outcome, {}), waiting, msg)
         return JobResult("build", ws, WAITING, msg, job, pool, None, waiting,
                          left=_rounds_left(outcome, {}))
     return _judge_merge_report(store, ws, job, pool, run, rounds=outcome)

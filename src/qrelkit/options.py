@@ -72,6 +72,9 @@ def _spec_check(kind: str) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         import importlib
 
+        if kind == "method" and isinstance(value, str) and not value.strip():
+            # not "auto": an empty --method is usually a shell variable that was never set
+            raise UsageError("the method is empty: give a judge spec (see `qrelkit methods`) or auto")
         if value in (None, ""):
             return value
         if kind == "threshold":
@@ -106,6 +109,9 @@ OPTIONS: tuple[JobOption, ...] = (
     JobOption("docs", "str", None, "Docs file (JSONL or TSV, .gz ok).", "inputs", JOBS),
     JobOption("qrels", "str", None, "The existing qrels to complete.", "inputs", frozenset({FILL})),
     JobOption("runs", "paths", (), "Runs: files, folders or globs.", "inputs", JOBS),
+    JobOption("run_names", "str", "auto", "What names a run: auto (its tag, or its file name where the tag is "
+              "shared by several files, missing or a placeholder such as my-system-name or rank_gpt), tag or file "
+              "(its file name).", "inputs", JOBS, parse=_choice("auto", "tag", "file")),
     # pool
     JobOption("depth", "int", 10, "Pool depth k.", "pool", JOBS, (1, None), stored=True),
     JobOption("pool", "str", None, "Pooling strategy instead of --depth: depth(k=10), rrf(n=N, k=60), "
@@ -217,6 +223,20 @@ def check_value(option: JobOption, value: Any) -> Any:
     if option.parse is not None:
         value = option.parse(value)
     return value
+
+
+def check_given(values: dict[str, Any]) -> None:
+    """The options a call gives (None: not given), each checked as a plan's value is, before
+    anything is read or made: a typo in ``--method`` is one line and leaves no workspace behind.
+    A UsageError names the flag."""
+    for name, value in values.items():
+        option = BY_NAME.get(name)
+        if option is None or value is None or option.section == "inputs" and option.parse is None:
+            continue  # files: their readers check them
+        try:
+            check_value(option, value)
+        except UsageError as e:
+            raise UsageError(f"{option.cli_flag}: {e}") from None
 
 
 def typer_option(option: JobOption) -> Any:

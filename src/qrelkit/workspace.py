@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,7 @@ class LoadSettings:
     on_docs: Optional[Callable[[int], None]] = None
     force: bool = False
     allow_empty: bool = False
-    run_names: str = "tag"
+    run_names: str = "auto"
     on_warning: Optional[Callable[[str], None]] = None
 
 
@@ -79,9 +80,15 @@ def load_collection(
     from qrelkit.data import expand_paths, unique_topics
 
     run_paths = [str(p) for p in expand_paths(list(runs))] if runs else []
-    inputs = {"topics": str(topics), "docs": str(docs), "qrels": str(qrels) if qrels else None, "runs": run_paths}
-    if run_names != "tag":
-        inputs["run_names"] = run_names  # a changed naming reloads; the default keeps old fingerprints
+    # stored absolute, so that `fill -w WS` from any folder finds them (they were stored as typed,
+    # relative to the first call's folder: from another one every run was "skipped: no such file");
+    # read as typed, so that a message names the file as the user wrote it
+    inputs = {"topics": absolute(topics), "docs": absolute(docs), "qrels": absolute(qrels) if qrels else None,
+              "runs": [absolute(p) for p in run_paths]}
+    if run_names != "auto":
+        # a changed naming reloads; the default keeps old fingerprints (a workspace loaded when tags were
+        # the default keeps the names it stored until it is loaded with other files or --run-names)
+        inputs["run_names"] = run_names
     fp = _fingerprint([str(topics), str(docs), *( [str(qrels)] if qrels else []), *run_paths])
     previous = store.get_meta("inputs")
     state = store.load_state()
@@ -106,21 +113,22 @@ def load_collection(
     if qrels:
         store.commit_staged_qrels()
     for name, path in zip(names, run_paths):
-        store.upsert_run(name, path)
+        store.upsert_run(name, absolute(path))
     counts = {"topics": len(topic_list), "docs": n_docs, "qrels": n_qrels, "runs": len(names),
               "duplicates": {"topics": topic_reader.duplicates, "docs": doc_repeats, "qrels": qrel_repeats}}
     store.finish_load({"inputs": inputs, "fingerprint": fp, "counts": counts})
     return {**counts, "reloaded": True}
 
 
-def load_runs(store: Store, runs: Sequence[str], allow_empty: bool = False) -> dict:
+def load_runs(store: Store, runs: Sequence[str], allow_empty: bool = False, run_names: str = "auto",
+              on_warning: Optional[Callable[[str], None]] = None) -> dict:
     """Runs into a workspace that already holds its collection: a run is known by its name (the
     file's), so a moved run is re-pointed and a new one added; nothing else is read again."""
     from qrelkit.data import expand_paths
 
     run_paths = [str(p) for p in expand_paths(list(runs))]
-    for name, path in zip(_run_names(run_paths, allow_empty), run_paths):
-        store.upsert_run(name, path)
+    for name, path in zip(_run_names(run_paths, allow_empty, run_names, on_warning), run_paths):
+        store.upsert_run(name, absolute(path))
     previous = store.get_meta("inputs")
     if previous:
         inputs = {**previous["inputs"], "runs": [r.path for r in store.runs()]}
@@ -128,6 +136,12 @@ def load_runs(store: Store, runs: Sequence[str], allow_empty: bool = False) -> d
         counts = {**previous["counts"], "runs": len(inputs["runs"])}
         store.set_meta("inputs", {"inputs": inputs, "fingerprint": _fingerprint(files), "counts": counts})
     return {"runs": len(store.runs()), "loaded": len(run_paths)}
+
+
+def absolute(path: object) -> str:
+    """An input's path as the workspace stores it: absolute (an ``irds:`` id as it is)."""
+    text = str(path)
+    return text if text.startswith("irds:") else os.path.abspath(text)
 
 
 def gone_hint(workspace: object) -> str:
@@ -186,7 +200,7 @@ def _stage_qrels(store: Store, path: str, allow_empty: bool) -> tuple[int, int]:
     return store.stage_qrels(iter_with_lines(path, allow_empty), conflict)
 
 
-def _run_names(run_paths: list[str], allow_empty: bool, by: str = "tag",
+def _run_names(run_paths: list[str], allow_empty: bool, by: str = "auto",
                on_warning: Optional[Callable[[str], None]] = None) -> list[str]:
     """Every run file checked (a bad one is an InputError naming its line) and
     named, one file at a time: only names and paths are stored, so holding all

@@ -273,3 +273,21 @@ def test_a_long_narrative_is_clipped_in_prompts_not_in_the_store(ws):
     assert q1 and all(m[-1].content.count("Foxes jump.") < 70 for m in q1)
     prov = json.loads([j for j in ws.judgments(method=s.method) if j.qid == "q1"][0].provenance)
     assert prov["narrative"]["clipped"] and ws.narratives()["q1"]["narrative"] == long.strip()
+
+
+@pytest.mark.parametrize("reply", [
+    "Narrative: <<<EXAMPLE 3f2a9c01b2d4>>>\nA relevant passage names the cause of tides.\n<<<END EXAMPLE 3f2a9c01b2d4>>>\n"
+    "Instructions: Look for the Moon.",
+    "<<<EXAMPLE ...>>> Narrative: A relevant passage names the cause of tides.\nInstructions: Look for the Moon.",
+    "Narrative: A relevant passage names the cause of tides.<<<END EXAMPLE>>>\nInstructions: Look for the Moon.",
+])
+def test_an_echoed_example_delimiter_is_not_kept_in_the_narrative(reply):
+    """Issue 45, point 10: the embedded instructor copied `<<<EXAMPLE …>>>` into the narrative people see."""
+    assert read_reply(reply) == ("A relevant passage names the cause of tides.", "Look for the Moon.")
+
+
+def test_text_without_a_delimiter_is_kept_as_written():
+    from qrelkit.prompts import strip_markers
+
+    text = "Angle brackets << and >> and a <<<< run >>>> stay;\n\n\nso do blank lines."
+    assert strip_markers(text) == text

@@ -109,6 +109,20 @@ def _fewer_collections() -> None:
     gc.set_threshold(*GC_THRESHOLD)
 
 
+def _option_error(e) -> None:
+    """An error of the command-line framework (an unknown option, a value that is not a number):
+    one line, as every user error is, exit 2 (typer drew the usage and a box of several lines)."""
+    from qrelkit.cli._app import console
+    from qrelkit.cli._shown import shown_text
+
+    if type(e).__name__ != "NoArgsIsHelpError":  # the help is shown already
+        ctx = getattr(e, "ctx", None)
+        hint = f" (`{ctx.command_path} --help` lists the options)" if ctx is not None else ""
+        console.print(shown_text("error: ", style="bold red") + shown_text(e.format_message() + hint),
+                      highlight=False, soft_wrap=True)
+    sys.exit(e.exit_code)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning user errors into one line and exit 2 (3: a model that
     cannot be used), and an interrupt
@@ -134,7 +148,13 @@ def main(argv: list[str] | None = None) -> None:
         # errors propagate here and become one line; an interrupt while judging is turned into
         # its message and exit 130 by the judging commands (judging_progress). A group even when
         # the modules imported register one command (typer would make that command the root).
-        typer.main.get_group(app)(args=args, prog_name="qrelkit", standalone_mode=True)
+        code = typer.main.get_group(app).main(args=args, prog_name="qrelkit", standalone_mode=False)
+        if isinstance(code, int) and code:  # typer.Exit(N) (130 from judging_progress), returned here
+            sys.exit(code)
+    except typer.core._click.exceptions.ClickException as e:  # a bad option: typer drew a multi-line box
+        _option_error(e)
+    except typer.core.Abort:  # end of input at a prompt
+        sys.exit(1)
     except QrelkitError as e:
         from qrelkit.cli._shown import shown_text
 

@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional
 
 import typer
 
+from qrelkit import options as _opts
 from qrelkit.cli import _coercion
 from qrelkit.cli._shown import SafeConsole, shown
 
@@ -43,9 +44,10 @@ RayAddressOpt = typer.Option(None, "--ray-address", help="Ray cluster: auto | ra
 RayActorsOpt = typer.Option(None, "--ray-actors", min=1, help="Ray actors, each holding one loaded model (default 2).")
 RayCpusOpt = typer.Option(None, "--ray-cpus", min=0.0, help="CPUs per Ray actor (default 1).")
 RayGpusOpt = typer.Option(None, "--ray-gpus", min=0.0, help="GPUs per Ray actor (default 0).")
+# one definition with fill's and build's --run-names (the job's option table): every command that reads runs
 RunNamesOpt = typer.Option(
-    "tag", "--run-names", help="What names a run in tables and JSON: tag (its tag column, the default) or file "
-    "(its file name). A tag shared by several files, missing or unlike the file name is reported once."
+    _opts.BY_NAME["run_names"].default, "--run-names",
+    help=_opts.BY_NAME["run_names"].help + " A run not named as its file is reported once, on stderr.",
 )
 AllowEmptyOpt = typer.Option(
     False, "--allow-empty", help="Accept empty qrels and run files (by default an empty one is an error: usually the wrong file)."
@@ -119,7 +121,7 @@ def fmt(v: object) -> str:
     return shown(v)
 
 
-def require_runs(runs: Optional[list[str]], allow_empty: bool = False, run_names: str = "tag",
+def require_runs(runs: Optional[list[str]], allow_empty: bool = False, run_names: str = "auto",
                  max_depth: Optional[int] = None) -> list:
     """The runs that ``--runs`` names (files, folders, globs), named by ``--run-names`` (their top
     ``max_depth`` only, when given); none named or none found is a user error."""
@@ -140,11 +142,11 @@ def check_run_names(run_names: str) -> str:
     from qrelkit.errors import UsageError
 
     if run_names not in RUN_NAMES:
-        raise UsageError(f"--run-names: expected {' or '.join(RUN_NAMES)}, got {run_names!r}")
+        raise UsageError(f"--run-names: expected {', '.join(RUN_NAMES)}, got {run_names!r}")
     return run_names
 
 
-def warn_run_names(runs: list, run_names: str = "tag") -> None:
+def warn_run_names(runs: list, run_names: str = "auto") -> None:
     """Say once, on stderr, which runs are not named as their files are (:func:`qrelkit.data.runs.name_warning`)."""
     from qrelkit.data.runs import name_warning
 

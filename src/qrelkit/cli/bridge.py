@@ -13,7 +13,7 @@ from typing import Any, Optional
 from qrelkit.cli._app import console
 
 
-def bridge(pre: Any, workspace: Optional[Path], runs: Optional[list[str]], reference: Optional[Path],
+def bridge(pre: Any, workspace: Optional[Path], runs: tuple[Optional[list[str]], str], reference: Optional[Path],
            new_qrels: Optional[Path], generation: Optional[Path], model: str, threshold: str, seed: int,
            concurrency: int, as_json: bool) -> None:
     from qrelkit.cli.compare import _emit_preset
@@ -42,10 +42,10 @@ def _inputs(workspace, runs, reference, new_qrels, generation, model, concurrenc
 
     gens = [read_generator(str(generation))] if generation is not None else []
     if workspace is None:
-        if reference is None or new_qrels is None or not runs:
+        if reference is None or new_qrels is None or not runs[0]:
             raise UsageError("--preset bridge needs a filled workspace (-w WS), or --reference QRELS (the original "
                              "labels), --new-qrels QRELS and --runs PATH ...")
-        return require_runs(runs), qrels(reference), qrels(new_qrels), gens, {}, str(reference)
+        return require_runs(*runs), qrels(reference), qrels(new_qrels), gens, {}, str(reference)
     from qrelkit.compare.bridge import ensure_answers, workspace_inputs
     from qrelkit.evaluate.ragalign_multi import generators_from_store
     from qrelkit.store import Store
@@ -61,7 +61,7 @@ def _inputs(workspace, runs, reference, new_qrels, generation, model, concurrenc
             gens = list(generators_from_store(store))
     original = qrels(reference) if reference is not None else original
     new = qrels(new_qrels) if new_qrels is not None else new
-    return (require_runs(runs) if runs else ws_runs), original, new, gens, rag, f"{workspace} (original qrels)"
+    return (require_runs(*runs) if runs[0] else ws_runs), original, new, gens, rag, f"{workspace} (original qrels)"
 
 
 def _print_measured(out: dict) -> None:

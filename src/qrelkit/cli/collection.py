@@ -205,7 +205,7 @@ def _print_saturation(sat: dict) -> None:
     console.print(table)
 
 
-def _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty: bool = False, run_names: str = "tag"):
+def _holes_inputs(workspace, runs, qrels, new_qrels, allow_empty: bool = False, run_names: str = "auto"):
     """Runs, original qrels and new labels (or None) from files, else from the workspace
     (its runs under the names they were given at init)."""
     from dataclasses import replace

@@ -8,7 +8,7 @@ from typing import Callable, List, Optional
 
 import typer
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, judging_progress, print_json
+from qrelkit.cli._app import JsonOpt, RunNamesOpt, WorkspaceOpt, app, console, judging_progress, print_json
 
 
 def _table(title: str, header: list[str], rows: list[list[str]]) -> None:
@@ -74,6 +74,7 @@ def compare_cmd(
     per_topic: Optional[int] = typer.Option(None, "--per-topic", min=1, help="rcl: judge a seeded sample of N "
                                             "pairs of each topic's LLM share (default: all of it)."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as a self-contained HTML page."),
+    run_names: str = RunNamesOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Which judge, at what escalation budget and cost, on your labelled pairs (one stored sample for all)."""
@@ -86,14 +87,15 @@ def compare_cmd(
 
         req = HybridRequest((), model=model, name=name, repeat=repeat, topics=topics, per_topic=per_topic,
                             seed=seed or 0, concurrency=concurrency, max_attempts=max_attempts)
-        return _rcl(pre, workspace, runs, reference, req, P.parse_adjust(adjust), threshold, html, as_json)
+        return _rcl(pre, workspace, (runs, run_names), reference, req, P.parse_adjust(adjust), threshold, html,
+                    as_json)
     if pre is not None and pre.name == "bridge":
         from qrelkit.cli.bridge import bridge
 
-        return bridge(pre, workspace, runs, reference, new_qrels, generation, model, threshold, seed or 0,
-                      concurrency, as_json)
+        return bridge(pre, workspace, (runs, run_names), reference, new_qrels, generation, model, threshold,
+                      seed or 0, concurrency, as_json)
     if pre is not None and pre.name == "shelf-life":
-        return _shelf_life(pre, runs, reference, assessors, combination, as_json)
+        return _shelf_life(pre, (runs, run_names), reference, assessors, combination, as_json)
     if workspace is None:
         raise UsageError("this command needs a workspace: pass -w/--workspace DIR")
     model2 = models[0] if models else None
@@ -164,7 +166,7 @@ def _rcl(pre, workspace, runs, reference, req, adj, threshold: str, html, as_jso
     if reference is None:
         raise UsageError("--preset rcl needs --reference QRELS (the full qrels) and --runs PATH ...")
     qrels = dict(load_qrels(str(reference)).pairs)
-    run_list = require_runs(runs)
+    run_list = require_runs(*runs)  # (--runs, --run-names)
     base = {a: people_only(run_list, qrels, allocation=a) for a in ("depth", "stratified")}
     out = {"preset": None, "runs": len(run_list), "rcl_baseline": {a: b.mcc for a, b in base.items()},
            "baselines": [b.to_dict() for b in base.values()]}
@@ -202,7 +204,7 @@ def _shelf_life(pre, runs, reference, assessors, combination, as_json: bool) -> 
         raise UsageError("--preset shelf-life needs --reference QRELS (the primary), --assessors QRELS ... and --runs")
     sources = read_assessors(list(assessors))
     natural = read_combination(str(combination), [n for n, _ in sources]) if combination else None
-    run_list = require_runs(runs)
+    run_list = require_runs(*runs)  # (--runs, --run-names)
     out = {"runs": len(run_list), "assessors": [n for n, _ in sources],
            "shelf_life": measure(run_list, dict(load_qrels(str(reference)).pairs), sources, natural)}
     _emit_preset(pre, out, as_json)

@@ -19,7 +19,7 @@ from qrelkit.errors import UsageError
 
 
 def _evaluate_streaming(runs, scorers, specs, threshold: int, judged_only: bool, allow_empty: bool = False,
-                        absent: Optional[list] = None, run_names: str = "tag"):
+                        absent: Optional[list] = None, run_names: str = "auto"):
     """Score runs read one at a time (fast reader, top max-cut-off only), named
     as :func:`qrelkit.data.runs.unique_names` would; returns the scores and the
     seconds spent reading. ``absent`` (a list) receives, per run, the labels of the versions none

@@ -40,6 +40,7 @@ def table_options(command_name: str) -> Callable:
         @functools.wraps(command)
         def wrapper(**values: Any) -> None:
             given = {o.name: values.pop(o.name) for o in table}
+            opts.check_given(given)  # before anything is read or made (a typo leaves no workspace)
             for name, _, _ in common:
                 given[name] = values.pop(name)
             command(given, **values)

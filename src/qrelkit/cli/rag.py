@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional
 import typer
 from rich.table import Table
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, print_json, require_runs
+from qrelkit.cli._app import JsonOpt, RunNamesOpt, WorkspaceOpt, app, console, print_json, require_runs
 from qrelkit.errors import UsageError
 
 if TYPE_CHECKING:
@@ -59,9 +59,10 @@ def _docs(stack: ExitStack, path: Optional[Path], store: Store) -> Callable:
     return store.doc
 
 
-def _runs(runs: Optional[List[str]], store: Store) -> list:
+def _runs(runs: Optional[List[str]], store: Store, run_names: str = "auto") -> list:
     """``--runs``, or without it the workspace's runs."""
-    return require_runs(list(runs or []) or ([r.path for r in store.runs()] if store is not None else []))
+    return require_runs(list(runs or []) or ([r.path for r in store.runs()] if store is not None else []),
+                        run_names=run_names)
 
 
 def _run(coro_fn: Callable, client: Client, store: Store, command: str, args: dict) -> Any:
@@ -129,6 +130,7 @@ def generate(
                                        help="Token budget shared by the k passages; auto: 1200 for the embedded "
                                        "model, whole passages for a served one."),
     no_cache: bool = NoCacheOpt,
+    run_names: str = RunNamesOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """Answer every topic from every run's top-k with one generator model (identical contexts: one call)."""
@@ -137,7 +139,7 @@ def generate(
 
     with ExitStack() as stack:
         store = _store(stack, workspace)
-        run_list, topic_map, lookup = _runs(runs, store), _topics(topics, store), _docs(stack, docs, store)
+        run_list, topic_map, lookup = _runs(runs, store, run_names), _topics(topics, store), _docs(stack, docs, store)
         target = out or ((workspace / "answers.jsonl") if workspace is not None else Path("answers.jsonl"))
         client = make_client(model, store=store, concurrency=concurrency, read_cache=not no_cache)
         answers, summary = _run(

@@ -18,7 +18,8 @@ def report(
     workspace: Optional[Path] = WorkspaceOpt,
     out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write; report.json goes next to it."),
     measure: str = typer.Option("nDCG@10", "--measure", help="Measure that ranks systems."),
-    depth: int = typer.Option(10, "--depth", min=1, help="Pool depth for holes and saturation."),
+    depth: Optional[int] = typer.Option(None, "--depth", min=1, help="Pool depth for holes and saturation "
+                                        "(default: the stored job's, else 10)."),
     orders: int = typer.Option(10, "--orders", min=1, help="Random run orders for the saturation curves."),
     seed: int = SeedOpt,
     threshold: str = ThresholdOpt,

@@ -43,6 +43,8 @@ def _parse(path: PathLike, lineno: int, line: str) -> Qrel:
     if len(cols) != 4:
         raise InputError(path, lineno, f"expected 4 columns (qid iter docid grade), got {len(cols)}")
     qid, _iter, docid, grade = cols
+    if "\x00" in line:  # a NUL in an id is a corrupt file; stored, it would be an id no tool can write back
+        raise InputError(path, lineno, "contains a NUL byte (\\x00): a corrupt or binary file, not TREC qrels")
     problem = grade_problem(grade)
     if problem is not None:
         raise InputError(path, lineno, problem)

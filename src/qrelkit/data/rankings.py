@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from qrelkit.data._open import PathLike, bounded_lines, open_binary
-from qrelkit.data.runs import Run, expand_paths, read_run, unique_names
+from qrelkit.data.runs import DEFAULT_RUN_NAMES, Run, expand_paths, read_run, unique_names
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,6 @@ def stubs(rankings: Sequence[Ranking]) -> list[Run]:
     return [Run(r.name, r.path, {}, r.tags) for r in rankings]
 
 
-def final_names(rankings: Sequence[Ranking], by: str = "tag") -> list[str]:
+def final_names(rankings: Sequence[Ranking], by: str = DEFAULT_RUN_NAMES) -> list[str]:
     """The names :func:`unique_names` gives these rankings, in order (by tag or by file)."""
     return [r.name for r in unique_names(stubs(rankings), by)]

@@ -12,12 +12,14 @@ files write ``0``).
 
 A run file should carry one tag. When it carries several, the first one names
 the run and all of them are kept in ``Run.tags``, so that a caller can warn.
-A run is named by its tag (``by="tag"``, the default: what trec_eval and TREC
-overviews call the system) or by its file name (``by="file"``; the command
-line's ``--run-names file``). Tags are often left at a tool's placeholder (TREC
-DL 2019's SPLADE run is tagged ``my-system-name``) or shared by several files
-(six re-rankers tagged ``rank_gpt``), so :func:`name_warning` says once which
-files are named otherwise than their file name suggests.
+A run is named by its tag (``by="tag"``: what trec_eval and TREC overviews call
+the system), by its file name (``by="file"``; the command line's ``--run-names
+file``), or — the default, ``by="auto"`` — by its tag unless that tag says
+nothing: shared by several files (eight DL 2019 re-rankers are tagged
+``rank_gpt``), missing, or a tool's placeholder (:data:`GENERIC_TAGS`: DL 2019's
+SPLADE run is tagged ``my-system-name``, three others ``rank``); those are named
+by their file. :func:`name_warning` says once which files are named otherwise
+than their file name suggests, and why.
 A file with no lines is an error unless the caller allows it
 (``allow_empty=True``; on the command line ``--allow-empty``): a system may
 return nothing for a test set, but far more often an empty file is a failed
@@ -42,7 +44,16 @@ from qrelkit.errors import InputError
 from qrelkit.types import RunEntry
 
 RUN_SUFFIXES = (".run", ".txt", ".trec")
-RUN_NAMES = ("tag", "file")  # what names a run: its tag column or its file name
+RUN_NAMES = ("auto", "tag", "file")  # what names a run: see the module docstring
+DEFAULT_RUN_NAMES = "auto"
+# tags that name a tool or a placeholder, not a system (compared in lower case): auto names such a run by its file
+GENERIC_TAGS = frozenset({"my-system-name", "rank", "rank_gpt", "rankgpt", "run", "runid", "tag", "system", "default",
+                          "test", "anserini", "pyserini", "pyterrier", "terrier", "lucene", "standard"})
+
+
+def generic_tag(tag: str) -> bool:
+    """Is ``tag`` a placeholder rather than a system's name (:data:`GENERIC_TAGS`)?"""
+    return tag.lower() in GENERIC_TAGS
 
 
 @dataclass(frozen=True)
@@ -183,15 +194,16 @@ def _glob(pattern: str) -> list[str]:
 
 def _base_names(runs: Sequence[Run], by: str) -> list[str]:
     if by not in RUN_NAMES:
-        raise ValueError(f"runs are named by {' or '.join(RUN_NAMES)}, not {by!r}")
-    return [r.tags[0] if r.tags and by == "tag" else run_stem(r.path) for r in runs]
+        raise ValueError(f"runs are named by {', '.join(RUN_NAMES)}, not {by!r}")
+    return [r.tags[0] if r.tags and (by == "tag" or by == "auto" and not generic_tag(r.tags[0])) else run_stem(r.path)
+            for r in runs]
 
 
-def unique_names(runs: Sequence[Run], by: str = "tag") -> list[Run]:
-    """Rename runs so that no two share a name: each is named by its tag (``by="tag"``)
-    or its file's stem (``by="file"``); a tag used by several files is replaced by each
-    file's stem; anything still clashing gets ``-2``, ``-3``... in input order.
-    Deterministic, so names are stable between invocations."""
+def unique_names(runs: Sequence[Run], by: str = DEFAULT_RUN_NAMES) -> list[Run]:
+    """Rename runs so that no two share a name: each is named by its tag (``by="tag"``),
+    its file's stem (``by="file"``) or its tag unless that is a placeholder (``by="auto"``);
+    a tag used by several files is replaced by each file's stem; anything still clashing
+    gets ``-2``, ``-3``... in input order. Deterministic, so names are stable between invocations."""
     base = _base_names(runs, by)
     counts: dict[str, int] = {}
     for b in base:
@@ -210,10 +222,11 @@ def unique_names(runs: Sequence[Run], by: str = "tag") -> list[Run]:
     return out
 
 
-def name_warning(runs: Sequence[Run], by: str = "tag") -> str | None:
+def name_warning(runs: Sequence[Run], by: str = DEFAULT_RUN_NAMES) -> str | None:
     """One line saying which runs are not named as their files are, and why: a tag shared by
-    several files (they are named by file), a file without a tag or with several, a tag that
-    differs from the file name. None when every name is its file's stem, or ``by="file"``."""
+    several files (they are named by file), a placeholder tag (``by="auto"``: named by file), a
+    file without a tag or with several, a tag that differs from the file name. None when every
+    name is its file's stem, or ``by="file"``."""
     if by == "file" or not runs:
         return None
     files = [Path(r.path).name for r in runs]
@@ -227,7 +240,11 @@ def name_warning(runs: Sequence[Run], by: str = "tag") -> str | None:
             notes.append(f"{f} has no tag (named by file)")
         elif len(r.tags) > 1:
             notes.append(f"{f} has {len(r.tags)} tags ({', '.join(r.tags)}; named {r.tags[0]!r})")
-        elif len(shared[r.tags[0]]) == 1 and r.tags[0] != run_stem(r.path):
+        elif len(shared[r.tags[0]]) > 1 or r.tags[0] == run_stem(r.path):
+            continue
+        elif by == "auto" and generic_tag(r.tags[0]):
+            notes.append(f"{f}'s tag {r.tags[0]!r} is a placeholder (named by file)")
+        else:
             notes.append(f"{f} is named {r.tags[0]!r} (its tag)")
     if not notes:
         return None
@@ -235,7 +252,7 @@ def name_warning(runs: Sequence[Run], by: str = "tag") -> str | None:
 
 
 def read_runs(paths: PathLike | Sequence[PathLike], max_depth: int | None = None,
-              allow_empty: bool = False, by: str = "tag") -> list[Run]:
+              allow_empty: bool = False, by: str = DEFAULT_RUN_NAMES) -> list[Run]:
     """Read every run named by ``paths`` (files, directories, globs), with unique names
     (by tag or by file, :func:`unique_names`)."""
     runs = [read_run(p, max_depth=max_depth, allow_empty=allow_empty) for p in expand_paths(paths)]

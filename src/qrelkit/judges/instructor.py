@@ -73,10 +73,12 @@ _REPLY = re.compile(
 
 
 def read_reply(text: str) -> tuple[str, str]:
-    """(narrative, instructions) from the instructor's plain-text reply."""
-    m = _REPLY.match(text or "")
+    """(narrative, instructions) from the instructor's plain-text reply, without the example
+    delimiters a weak model echoes (``<<<EXAMPLE ...>>>``: :func:`qrelkit.prompts.strip_markers`)."""
+    text = prompts.strip_markers(text or "")
+    m = _REPLY.match(text)
     if not m:  # pragma: no cover - the pattern matches any text
-        return (text or "").strip(), ""
+        return text.strip(), ""
     return (m["narrative"] or "").strip(), (m["instructions"] or "").strip()
 
 

@@ -210,6 +210,18 @@ def delimit(text: str, kind: str = "DOCUMENT") -> str:
     return f"<<<{kind} {nonce}>>>\n{text}\n<<<END {kind} {nonce}>>>"
 
 
+# a delimiter as :func:`delimit` writes it (a model may echo one back, with or without its nonce)
+_MARKER = re.compile(r"<<<\s*(?:END\s+)?[A-Z]+(?:\s+[^<>\n]*)?>>>")
+
+
+def strip_markers(text: str) -> str:
+    """Model-written text without echoed delimiters (``<<<EXAMPLE 3f2a...>>>``): a weak model copies
+    them into what it writes, and a narrative or rationale must not carry them on (shown to
+    people, or put into another prompt, where they would open or close a data block)."""
+    out = _MARKER.sub("", text)
+    return re.sub(r"[ \t]*\n(?:[ \t]*\n)+", "\n\n", out).strip() if out != text else text
+
+
 def clip(text: str, max_chars: int) -> str:
     """Shorten model-written text shown back to a model (debate history)."""
     text = " ".join(text.split())

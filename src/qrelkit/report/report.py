@@ -106,6 +106,7 @@ class ReportInputs:
     plan: Optional[dict] = None  # the job's plan as stored in the workspace (see qrelkit.plan)
     job: Optional[dict] = None  # the stored job whose labels are merged (qrelkit.job), as `status` shows it
     earlier_jobs: tuple = ()  # jobs a --rejudge replaced
+    state: Optional[dict] = None  # where the job stands (qrelkit.jobs.record_state): done, partial, waiting
     version: str = ""  # the qrelkit version that wrote the report
     rag: tuple = ()  # GeneratorAlignment (qrelkit.evaluate.ragalign_multi); the section shows only with data
     estimates: Optional[dict] = None  # `qrelkit estimate`'s object (or why refused); shown with a people's sample
@@ -280,6 +281,7 @@ def build_report(inp: ReportInputs) -> dict:
                           "settings": inp.plan.get("plan", {}), "written_by": inp.plan.get("qrelkit_version")}, "")
         if inp.plan else _section(None, "no plan recorded (commands were run one by one)"),
         "qrelkit_version": inp.version or _version(),
+        "state": _section(inp.state, "no job has run in this workspace"),
     } | ({"rag": rag_section(inp.rag)} if inp.rag else {}) | (
         {"estimates": estimates_section(inp.estimates)} if inp.estimates is not None else {}) | (
         {"audit": audit_section(inp.audits)} if inp.audits else {})
@@ -394,7 +396,7 @@ def report_from_workspace(
     workspace: Union[str, Path],
     out: Union[str, Path],
     measure: str = "nDCG@10",
-    depth: int = 10,
+    depth: Optional[int] = None,
     orders: int = 10,
     seed: int = 0,
     threshold: Union[str, int] = "auto",
@@ -414,7 +416,7 @@ class ReportSettings:
 
     merged_result: Any = None
     measure: str = "nDCG@10"
-    depth: int = 10
+    depth: Optional[int] = None  # None: the stored job's pool depth (10 without one)
     orders: int = 10
     seed: int = 0
     threshold: Union[str, int] = "auto"
@@ -439,6 +441,11 @@ def report_from_store(
     reference = s.reference
     notes: list[str] = []
     workspace = store.workspace
+    from qrelkit.job import HISTORY_KEY
+    from qrelkit.status import job_summary
+
+    job, earlier = job_summary(store), tuple(store.get_meta(HISTORY_KEY, []))
+    depth = depth or (job or {}).get("depth") or 10  # the holes and saturation of the job's own pool
     cut = max(depth, RAG_K, _cut(measure, depth))
     one: dict[str, str] = {}  # the runs' docid strings, shared by the labels (report.gathering)
     run_rows = store.runs()
@@ -448,10 +455,6 @@ def report_from_store(
     stored_narratives = store.narratives()
     narratives = tuple((q, d.get("narrative", "")) for q, d in stored_narratives.items())
     plan = store.get_meta("plan")
-    from qrelkit.job import HISTORY_KEY
-    from qrelkit.status import job_summary
-
-    job, earlier = job_summary(store), tuple(store.get_meta(HISTORY_KEY, []))
     command_runs = store.command_runs()
     tally = (MergedTally.of(merged_result.labels, len(merged_result.unresolved), one) if merged_result is not None
              else MergedTally.from_store(store, one))
@@ -518,11 +521,12 @@ def report_from_store(
         commands=_commands(command_runs),
         narrative_costs=_narrative_costs(stored_narratives),
         narratives=narratives,
-        provenance=_provenance(tally, original, store.status_counts()),
+        provenance=_provenance(tally, original, _job_statuses(store, job)),
         circularity=circ,
         notes=tuple(notes),
         plan=plan,
         job=job,
+        state=_job_state(store, job),
         earlier_jobs=tuple({"kind": j.get("kind"), "method": j.get("method"), "model_id": j.get("model_id")}
                            for j in earlier),
         rag=rag,
@@ -530,6 +534,29 @@ def report_from_store(
         audits=tuple(a.result for a in store.audits()),
     )
     return write_report(inputs, out)
+
+
+def _job_statuses(store: Store, job: Optional[dict]) -> dict[str, int]:
+    """Judgments per status of the job whose labels are merged (what the escalations section
+    lists), and how many earlier jobs made; every judge's without a stored job."""
+    if not job or not job.get("method"):
+        return store.status_counts()
+    own = store.status_counts(job["method"], job.get("model_id") or "")
+    people = len(store.people_labels())
+    other = sum(store.status_counts().values()) - sum(own.values()) - people
+    return {**own, **({"by people": people} if people else {}),
+            **({"of earlier jobs and other judges (not merged)": other} if other > 0 else {})}
+
+
+def _job_state(store: Store, job: Optional[dict]) -> Optional[dict]:
+    """Where the current job stands, as its last `fill`/`build` left it; None without one, or when
+    it describes a job a later --rejudge replaced."""
+    from qrelkit.job import STATE_KEY
+
+    state = store.get_meta(STATE_KEY)
+    if not state or not job or (state.get("method"), state.get("model_id")) != (job.get("method"), job.get("model_id")):
+        return None
+    return {k: state.get(k) for k in ("state", "left", "people", "todo", "at")}
 
 
 def _version() -> str:

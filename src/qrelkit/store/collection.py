@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterable, Iterator, NamedTuple, Optional, Sequence
 
 from qrelkit.store.core import placeholders
@@ -24,6 +26,19 @@ class RunRecord(NamedTuple):
     name: str
     path: str
     meta: dict
+
+
+def stored_path(workspace: Path, path: str) -> str:
+    """A file path the workspace recorded, usable from any folder. Paths are stored absolute
+    (:mod:`qrelkit.workspace`); one stored relative by an earlier version is found where it was
+    (from the current folder) or beside the workspace (the usual ``-w ws --runs runs/``), and is
+    otherwise made absolute against the current folder, so a message names the full path."""
+    if Path(path).is_absolute() or path.startswith("irds:"):
+        return path
+    if Path(path).exists():
+        return os.path.abspath(path)
+    beside = Path(workspace).absolute().parent / path
+    return str(beside) if beside.exists() else os.path.abspath(path)
 
 
 @dataclass(frozen=True)
@@ -254,8 +269,10 @@ class CollectionStore:
         )
 
     def runs(self) -> list[RunRecord]:
+        """The registered runs, each path as :func:`stored_path` finds it from here."""
         return [
-            RunRecord(n, p, json.loads(m)) for n, p, m in self.query("SELECT name, path, meta FROM runs ORDER BY name")
+            RunRecord(n, stored_path(self.workspace, p), json.loads(m))
+            for n, p, m in self.query("SELECT name, path, meta FROM runs ORDER BY name")
         ]
 
     # ---- cases -------------------------------------------------------------

@@ -175,8 +175,12 @@ class JudgmentStore:
             for r in self.query("SELECT method, model, COUNT(*) FROM judgments GROUP BY method, model ORDER BY method, model")
         ]
 
-    def status_counts(self) -> dict[str, int]:
-        """Judgments per status (``relevant``, ``escalate``, ``human``, ...)."""
+    def status_counts(self, method: Optional[str] = None, model: Optional[str] = None) -> dict[str, int]:
+        """Judgments per status (``relevant``, ``escalate``, ``human``, ...); with ``method`` and
+        ``model``, that judge's only (a job's)."""
+        if method is not None:
+            return dict(self.query("SELECT status, COUNT(*) FROM judgments WHERE method=? AND model=? "
+                                   "GROUP BY status ORDER BY status", (method, model)))
         return dict(self.query("SELECT status, COUNT(*) FROM judgments GROUP BY status ORDER BY status"))
 
     def not_judged_by(self, method: str, model: str, share: str = "llm") -> int:

@@ -13,6 +13,7 @@ app's task queue:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from qrelkit.relevance import ERROR, ESCALATE
 from qrelkit.types import Provenance
@@ -69,13 +70,15 @@ class PeopleWaiting:
 class WaitingStore:
     """The people's queue as the workspace implies it (mixin of :class:`qrelkit.store.Store`)."""
 
-    def escalations_for_people(self) -> list[Pair]:
-        """Escalated pairs meant for people, decided or not, by topic, best rank, docid."""
+    def escalations_for_people(self, method: Optional[str] = None, model: Optional[str] = None) -> list[Pair]:
+        """Escalated pairs meant for people, decided or not, by topic, best rank, docid; with
+        ``method`` and ``model``, only that judge's (a job's, not the ones a --rejudge replaced)."""
+        only = " AND j.method = ? AND j.model = ?" if method is not None else ""
         rows = self.query(
             "SELECT j.qid, j.docid, j.status, j.provenance, COALESCE(c.best_rank, 1000000000) AS r "
             "FROM judgments j LEFT JOIN cases c ON c.qid=j.qid AND c.docid=j.docid "
-            f"WHERE j.status IN ('{ESCALATE}', '{ERROR}') AND j.method != ? ORDER BY j.qid, r, j.docid",
-            (PEOPLE_METHOD,),
+            f"WHERE j.status IN ('{ESCALATE}', '{ERROR}') AND j.method != ?{only} ORDER BY j.qid, r, j.docid",
+            (PEOPLE_METHOD, *((method, model) if method is not None else ())),
         )
         out: dict[Pair, None] = {}
         for qid, docid, status, prov, _ in rows:
@@ -96,11 +99,12 @@ class WaitingStore:
                     out.append(ForPeople(pair[0], pair[1], kind))
         return out
 
-    def waiting_for_people(self) -> PeopleWaiting:
-        """Escalations for people and the people's share, without a people's label yet."""
+    def waiting_for_people(self, method: Optional[str] = None, model: Optional[str] = None) -> PeopleWaiting:
+        """Escalations for people and the people's share, without a people's label yet; with
+        ``method`` and ``model``, the escalations of that judge only."""
         human = self.human_pairs()
         share = {(c.qid, c.docid) for c in self.cases(share="people", judged=False)}
         return PeopleWaiting(
-            escalations=frozenset(set(self.escalations_for_people()) - human),
+            escalations=frozenset(set(self.escalations_for_people(method, model)) - human),
             people_share=frozenset(share - human),
         )
