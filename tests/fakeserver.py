@@ -14,6 +14,7 @@ How a real server misbehaves, on request: ``--api-key K`` answers 401 to any oth
 ``--api-key`` does), ``--strict-model`` answers 404 to a model other than ``fake`` (as vLLM and
 OpenAI do), ``--die-after N`` ends the process after N chat completions (a server that dies mid-run).
 ``GET /stats`` says how many chat completions it was answering at most at once (``in_flight_max``).
+The start-up check's one request of a judging job is answered but not logged (:func:`is_probe`).
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ def create_app(answer: Answer, delay: float, log: str | None, api_key: str | Non
         body = await req.json()
         if strict_model and body.get("model") != "fake":
             return _error(404, f"The model `{body.get('model')}` does not exist.")
+        if is_probe(body["messages"]):  # the judging job's start-up check: answered, not a judge's call
+            return completion(body.get("model", "fake"), '{"grade": 1, "reason": "ok"}')
         if die_after and answered[0] >= die_after:
             os._exit(0)
         answered[0] += 1
@@ -99,6 +102,15 @@ def create_app(answer: Answer, delay: float, log: str | None, api_key: str | Non
         return completion(body.get("model", "fake"), text)
 
     return app
+
+
+def is_probe(messages: list[dict]) -> bool:
+    """The one request a judging job's start-up check sends (qrelkit.llm.openai_backend.PROBE_MESSAGES,
+    the schema appended in json=prompt mode). It is answered but neither logged nor counted by
+    ``--die-after``: the logs count the judges' calls, which is what the tests assert."""
+    from qrelkit.llm.openai_backend import PROBE_MESSAGES
+
+    return len(messages) == 1 and messages[0].get("content", "").startswith(PROBE_MESSAGES[0].content)
 
 
 def free_port() -> int:

@@ -25,6 +25,10 @@ JUDGE, FILL, BUILD = "judge", "fill", "build"
 JOBS = frozenset({FILL, BUILD})
 ALL = frozenset({JUDGE, FILL, BUILD})
 
+# The deepest pool a depth may ask for: far below any int SQLite or a JSON reader chokes on, far
+# above any run's length (TREC runs stop at 1,000 or 10,000 per topic); a depth of 10^25 was stored.
+MAX_DEPTH = 1_000_000
+
 # the Python types an option's value may have, by name (what the docs and errors call them)
 TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool, "paths": tuple}
 
@@ -113,13 +117,13 @@ OPTIONS: tuple[JobOption, ...] = (
               "shared by several files, missing or a placeholder such as my-system-name or rank_gpt), tag or file "
               "(its file name).", "inputs", JOBS, parse=_choice("auto", "tag", "file")),
     # pool
-    JobOption("depth", "int", 10, "Pool depth k.", "pool", JOBS, (1, None), stored=True),
+    JobOption("depth", "int", 10, "Pool depth k.", "pool", JOBS, (1, MAX_DEPTH), stored=True),
     JobOption("pool", "str", None, "Pooling strategy instead of --depth: depth(k=10), rrf(n=N, k=60), "
               "combmnz(n=N), rbp(n=N, p=0.8), mtf(n=N) (build: in rounds of judging; fill: a simulation by the "
               "qrels), or any with budget=N "
               "pairs over all topics (qrelkit.pooling).", "pool", JOBS, parse=_spec_check("pool"), stored=True),
     JobOption("human_depth", "int", None, "People judge each run's top-k_human (default 3).", "pool",
-              frozenset({BUILD}), (0, None), stored=True),
+              frozenset({BUILD}), (0, MAX_DEPTH), stored=True),
     JobOption("people", "str", None, "People's-share strategy instead of --human-depth: depth(k_human=3), "
               "stratified(rate=0.1) (by the reference qrels: simulation only), stratified(rate=0.1, by=rank), "
               "sample(size=10%, design=weighted, seed=0) (a probability sample for `qrelkit estimate`; fill: "

@@ -117,6 +117,16 @@ def test_an_expired_link_is_refused_over_http_and_users_link_issues_a_fresh_one(
     assert c.post("/login", data={"token": fresh}, follow_redirects=False).status_code == 303
 
 
+def test_a_link_refused_as_expired_does_not_work_after_link_days_is_raised(app, store, ws):
+    token = add_login(store, "ann")
+    _settings(store, link_days=1e-9)
+    time.sleep(0.01)
+    c = TestClient(app, base_url="https://testserver")
+    assert c.post("/login", data={"token": token}, follow_redirects=False).status_code == 403
+    assert qrelkit("annotate", "settings", "--link-days", "30", "-w", str(ws)).returncode == 0
+    assert c.post("/login", data={"token": token}, follow_redirects=False).status_code == 403
+
+
 def test_a_link_from_before_timed_tokens_counts_from_the_users_creation(app, store):
     add_login(store, "old")
     store.execute("UPDATE annot_users SET token_hash=?, created_at=0 WHERE name='old'", (hash_secret("legacy"),))

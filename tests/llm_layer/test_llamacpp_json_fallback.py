@@ -113,3 +113,26 @@ def test_a_model_the_server_does_not_list_judges_nothing(server, tmp_path):
     assert status["judgments"] == {}
     assert status["spent"]["calls"] == 0
     assert status["escalations_waiting"] == 0
+
+
+def test_a_client_outside_a_job_switches_to_json_object_on_the_first_refusal(server):
+    """`compare`, `rag` and library use make no start-up check: the first 500 naming json_schema
+    switches the backend, and the call is answered."""
+    import asyncio
+
+    from qrelkit.llm import Message, make_client
+
+    client = make_client(f"openai:smollm2@{server}", timeout=300, concurrency=1)
+    schema = {"type": "object", "properties": {"grade": {"type": "integer", "enum": [0, 1, 2, 3]}},
+              "required": ["grade"]}
+
+    async def ask():
+        try:
+            return await client.complete([Message("user", 'Reply with JSON: {"grade": 2}')], schema=schema,
+                                         max_tokens=12)
+        finally:
+            await client.aclose()
+
+    answer = asyncio.run(ask())
+    assert answer.ok, answer.error
+    assert client.backend.json_mode == "object"

@@ -7,7 +7,9 @@ the check, so two concurrent uses cannot both win). The session id in the
 cookie is likewise stored hashed; each session has its own CSRF token.
 
 A link also expires (the project's ``link_days``): a link forwarded, pasted
-into a ticket or found in a mailbox months later must not open a session. The
+into a ticket or found in a mailbox months later must not open a session. A link
+refused as expired is spent then and there, so raising ``link_days`` afterwards
+does not bring it back (the admin issues a new one). The
 token starts with its issue time (``<unix seconds>.<random>``); the stored hash
 covers the whole token, so the time cannot be changed without breaking the
 match, and no column is needed for it. Tokens issued before this rule carry no
@@ -129,13 +131,17 @@ def link_owner(store, token: str, link_days: float, now: Optional[float] = None)
     (the link page shows it without spending the token)."""
     if not token or len(token) > 200:
         return None
-    owner = store.pending_login(hash_secret(token))
+    token_hash = hash_secret(token)
+    owner = store.pending_login(token_hash)
     if owner is None:
         return None
     issued = token_issued_at(token)
     issued = owner.created_at if issued is None else issued
     now = time.time() if now is None else now
-    return owner.name if now - issued <= link_days * 86400.0 else None
+    if now - issued <= link_days * 86400.0:
+        return owner.name
+    store.expire_login_token(token_hash)  # refused once, dead: a later, longer link_days does not revive it
+    return None
 
 
 def list_users(store) -> list[User]:

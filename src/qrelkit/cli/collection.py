@@ -25,6 +25,7 @@ from qrelkit.cli._app import (
 )
 from qrelkit.cli._shown import shown
 from qrelkit.errors import UsageError
+from qrelkit.options import MAX_DEPTH
 
 
 def _progress():
@@ -85,10 +86,11 @@ PoolOpt = typer.Option(
 @app.command()
 def pool(
     workspace: Optional[Path] = WorkspaceOpt,
-    depth: Optional[int] = typer.Option(None, "--depth", min=1, help="Pool depth k: each run's top-k per topic [default: 10]."),
+    depth: Optional[int] = typer.Option(None, "--depth", min=1, max=MAX_DEPTH,
+                                        help="Pool depth k: each run's top-k per topic [default: 10]."),
     pool_spec: Optional[str] = PoolOpt,
     human_depth: Optional[int] = typer.Option(
-        None, "--human-depth", min=0,
+        None, "--human-depth", min=0, max=MAX_DEPTH,
         help="Hybrid split: pairs at rank <= this in any run are the people's share (0 = no people's share; 3 is the published default).",
     ),
     people: Optional[str] = typer.Option(

@@ -16,8 +16,12 @@ hundreds of calls per second against a GPU server.
   ``schema`` sends ``response_format={"type": "json_schema", ...}`` (OpenAI,
   vLLM, SGLang); ``object`` sends ``{"type": "json_object", "schema": ...}``
   (llama.cpp's servers); ``prompt`` appends the schema to the last user
-  message and relies on the Client's tolerant parser. A server that answers
-  400 to ``response_format`` is switched to ``prompt`` once, and remembered.
+  message and relies on the Client's tolerant parser. A judging job's
+  start-up check (:meth:`OpenAIBackend.check`) asks the way the judge will and
+  falls back ``schema`` → ``object`` → ``prompt`` before the first call; other
+  clients switch on the first refusal: a 400 to ``response_format`` to
+  ``prompt``, a 500 naming ``json_schema`` (llama-cpp-python's server) to
+  ``object``, and remember it.
 - ``score`` needs prompt log-probabilities, which only some servers give
   (vLLM's ``/v1/completions`` with ``echo``); it is offered only when the
   spec says ``score=echo``. One token is generated (``max_tokens=1``, as
@@ -350,22 +354,35 @@ class OpenAIBackend:
         try:
             data = await self._post("/chat/completions", payload)
         except CallFailed as e:
-            if not (e.status == 400 and "response_format" in payload):
+            fallback = self._fallback(e, payload)
+            if fallback is None:
                 raise
-            # Perhaps the server does not do structured output: try the prompt
-            # instead. Only if that request is not refused too was the 400
-            # about response_format (and not, say, the context length); then
-            # the prompt mode is kept for the rest of the run.
-            payload = self._payload(messages, schema, max_tokens, temperature, top_logprobs, stop, "prompt")
+            # Perhaps the server does not do this structured output: try the
+            # fallback. Only if that request is not refused the same way was the
+            # refusal about response_format (and not, say, the context length);
+            # then the fallback is kept for the rest of the run.
+            payload = self._payload(messages, schema, max_tokens, temperature, top_logprobs, stop, fallback)
             try:
                 data = await self._post("/chat/completions", payload)
             except CallFailed as e2:
-                if e2.status == 400:
+                if e2.status == e.status:
                     raise e from None
-                self.json_mode = "prompt"
+                self.json_mode = fallback
                 raise
-            self.json_mode = "prompt"
+            self.json_mode = fallback
         return self._parse_chat(data)
+
+    def _fallback(self, refused: CallFailed, payload: dict) -> Optional[str]:
+        """The JSON mode to try after ``refused``: a 400 to any ``response_format`` → the prompt;
+        a 500 or 422 that names ``json_schema`` (llama-cpp-python's server) → ``json_object``. A
+        judging job learns this before its first call (:meth:`check`); other clients here."""
+        if "response_format" not in payload:
+            return None
+        if refused.status == 400:
+            return "prompt"
+        if refused.status in (422, 500) and self.json_mode == "schema" and "json_schema" in str(refused):
+            return "object"
+        return None
 
     def _parse_chat(self, data: Any) -> Completion:
         try:

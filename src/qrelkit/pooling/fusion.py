@@ -38,6 +38,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Optional
 
+from qrelkit.options import MAX_DEPTH
 from qrelkit.pooling.spec import PoolSpec, Relevant, Strategy, TopicLists, register
 from qrelkit.specs import Param, choice, integer, number
 
@@ -60,7 +61,7 @@ def by_rank(lists: TopicLists, weight) -> dict[str, list[float]]:
 @register
 class Depth(Strategy):
     NAME = "depth"
-    PARAMS = {"k": Param(10, integer(1), "each run's top-k per topic")}
+    PARAMS = {"k": Param(10, integer(1, MAX_DEPTH), "each run's top-k per topic")}
     default_n = None
 
     def candidates(self, spec: PoolSpec, lists: TopicLists) -> int:

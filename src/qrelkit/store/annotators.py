@@ -71,6 +71,10 @@ class AnnotatorStore:
         )
         return PendingLogin(*rows[0]) if rows else None
 
+    def expire_login_token(self, token_hash: str) -> None:
+        """Kill a login token found expired, so that raising ``link_days`` later cannot revive it."""
+        self.execute("UPDATE annot_users SET token_hash=NULL WHERE token_hash=?", (token_hash,))
+
     def restore_annotator(self, name: str, token_hash: str) -> Optional[bool]:
         """Reinstate a revoked annotator with a fresh pending token: True when done,
         False when they are not revoked, None when there is no such annotator."""

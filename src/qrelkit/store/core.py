@@ -252,7 +252,8 @@ class StoreCore:
                         with self._lock:
                             conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
             except sqlite3.Error as e:  # nothing is lost: the log grows until the run ends, then checkpoints
-                log.warning("background checkpoints stopped (%s); the log is checkpointed when the run ends", e)
+                if self._fault(e) is None:  # a full disk is kept in write_failed: the run stops with one line
+                    log.warning("background checkpoints stopped (%s); the log is checkpointed when the run ends", e)
             finally:
                 conn.close()
 
