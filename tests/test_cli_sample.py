@@ -207,3 +207,25 @@ def test_a_dl2019_sample_of_926_pairs_from_the_official_runs(shared_data, tmp_pa
     assert len({p.qid for p in drawn.pairs}) == 43  # every topic gets people's labels
     weights = sorted({p.probability for p in drawn.pairs})
     assert weights[-1] > 2 * weights[0]  # weighted: pairs many runs rank high are likelier
+
+
+def test_the_active_design_draws_by_the_judges_stored_probabilities(demo_ws, tmp_path):
+    """Pairs the judge is sure about (p near 0 or 1) are rarely drawn; those it doubts (p = 0.5) are drawn
+    more often, with a probability the stored draw keeps."""
+    import json as _json
+
+    from qrelkit.types import Judgment
+
+    qk("pool", "-w", demo_ws, "--human-depth", "0")
+    with Store.open(demo_ws) as s:
+        holes = sorted((c.qid, c.docid) for c in s.cases() if not c.judged)
+        unsure = set(holes[::2])
+        s.put_judgments([Judgment(q, d, "learned", "local", 1, 2, "auto", provenance=_json.dumps(
+            {"learned": {"probability": 0.5 if (q, d) in unsure else 0.999}})) for q, d in holes])
+    qk("sample", "-w", demo_ws, "--size", "12", "--design", "active", "--method", "learned")
+    with Store.open(demo_ws) as s:
+        rows = [r for r in s.people_sample() if not r.census]
+    sure_p = [r.probability for r in rows if (r.qid, r.docid) not in unsure]
+    unsure_p = [r.probability for r in rows if (r.qid, r.docid) in unsure]
+    assert unsure_p
+    assert not sure_p or max(sure_p) < min(unsure_p)

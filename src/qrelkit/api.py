@@ -105,7 +105,6 @@ def estimate(
     measures: Sequence[str] = ("P@10", "nDCG@10"),
     *,
     workspace: Union[str, Path, None] = None,
-    method: Optional[str] = None,
     alpha: float = 0.05,
     seed: int = 0,
 ):
@@ -116,7 +115,8 @@ def estimate(
 
     From files: ``runs`` (paths or runs from :func:`read_runs`), ``labels`` (the judge's) and
     ``people`` (paths or ``{(qid, docid): grade}``), ``sample`` (a sample file's path or a
-    :class:`qrelkit.estimate.Sample`). From a workspace: ``workspace`` (and ``method``, the judge).
+    :class:`qrelkit.estimate.Sample`). From a workspace: ``workspace``, and ``labels`` the judged method
+    whose labels are corrected (default: the stored job's judge), as `qrelkit estimate -w WS --labels METHOD`.
     Refusals raise :class:`qrelkit.estimate.EstimateError`."""
     import pandas as pd
 
@@ -126,7 +126,7 @@ def estimate(
         from qrelkit.store import Store
 
         with Store.open(workspace) as store:
-            result = estimate_workspace(store, method=method, measures=list(measures), alpha=alpha, seed=seed)
+            result = estimate_workspace(store, method=labels, measures=list(measures), alpha=alpha, seed=seed)
     else:
         from qrelkit.errors import UsageError
         from qrelkit.estimate import read_sample

@@ -69,7 +69,8 @@ def stored_sample(store: "Store") -> "Sample":
 
 
 def judge_method(store: "Store", method: Optional[str]) -> tuple[str, Optional[str]]:
-    """The judge whose labels are corrected: ``method`` (as stored), else the stored job's, else the latest."""
+    """The judge whose labels are corrected: ``method`` (as stored), else the stored job's, else the latest
+    judge's, else the one imported version when there is only one (`qrelkit import`)."""
     from qrelkit.errors import UsageError
     from qrelkit.status import job_summary
 
@@ -79,6 +80,8 @@ def judge_method(store: "Store", method: Optional[str]) -> tuple[str, Optional[s
     if chosen is None:
         latest = store.latest_llm_method()
         chosen = latest[0] if latest else None
+    if chosen is None and len(known) == 1:
+        chosen = known[0]
     if chosen is None or chosen not in known:
         listed = ", ".join(m for m in known if m != "people") or "none"
         raise UsageError(f"{store.workspace}: no labels of judge {chosen or '(any)'} to estimate from; "
@@ -115,9 +118,18 @@ def estimate_workspace(store: "Store", method: Optional[str] = None, model: Opti
     """Estimates from a workspace's stored labels and sample (see the module docstring)."""
     from qrelkit.estimate.estimators import estimate_runs
 
+    from qrelkit.estimate.errors import EstimateError
+
     runs, labels, people, sample = workspace_inputs(store, method, model, measures)
     universe = [(c.qid, c.docid) for c in store.cases()]  # the pool the sample was drawn from
-    return estimate_runs(runs, labels, people, sample, list(measures), alpha=alpha, seed=seed, universe=universe)
+    try:
+        return estimate_runs(runs, labels, people, sample, list(measures), alpha=alpha, seed=seed, universe=universe)
+    except EstimateError as e:
+        waiting = store.sample_counts().waiting
+        if not waiting:
+            raise
+        raise EstimateError(f"{e}; {waiting} of the sample's {len(sample.pairs)} pairs wait for people "
+                            f"(serve them with `qrelkit annotate serve -w {store.workspace}`)") from None
 
 
 def read_labels(path: str | Path) -> dict[Pair, int]:

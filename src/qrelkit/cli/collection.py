@@ -96,7 +96,8 @@ def pool(
     people: Optional[str] = typer.Option(
         None, "--people",
         help="People's-share strategy instead of --human-depth: depth(k_human=3), stratified(rate=0.1) "
-        "(by the workspace's reference qrels: simulation only), stratified(rate=0.1, by=rank).",
+        "(by the workspace's reference qrels: simulation only), stratified(rate=0.1, by=rank), "
+        "sample(size=10%, design=weighted, seed=0, census=0) (a probability sample for `qrelkit estimate`).",
     ),
     out: Optional[Path] = typer.Option(
         None, "--out", help="Also write the case list (qid, docid, share, runs, best rank, judged) to a .tsv or .jsonl file."

@@ -122,9 +122,10 @@ def _level(out: dict) -> str:
 
 
 def _tied_lines(out: dict) -> list[str]:
-    """``measure: a = b > c`` lines from the tied groups (runs whose differences include 0)."""
+    """Per measure, the tied groups best first, one line each (runs in a group cannot be told apart:
+    every interval of their differences includes 0)."""
     lines = []
     for measure, groups in (out.get("tied") or {}).items():
-        ranked = " > ".join(" = ".join(shown(x) for x in g) for g in groups)
-        lines.append(f"{measure} (= : tied, every interval of their differences includes 0): {ranked}")
+        lines.append(f"{measure}, tied groups (best first; no difference within a group is significant):")
+        lines += [f"  {i}. " + ", ".join(shown(x) for x in g) for i, g in enumerate(groups, 1)]
     return lines

@@ -13,9 +13,12 @@ reader sees at a glance how far the uncorrected figure is from what the sample s
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from qrelkit.report import plots
+
+if TYPE_CHECKING:
+    from qrelkit.store import Store
 
 COLORS = {"estimate": "#1f77b4", "labels_only": "#d62728", "people_only": "#9e9e9e"}
 
@@ -68,7 +71,7 @@ def forest(rows: list[dict], measure: str) -> Optional[str]:
     return plots._png(fig)
 
 
-def gather(store: Any, method: Optional[str] = None, model: Optional[str] = None) -> Optional[dict]:
+def gather(store: "Store", method: Optional[str] = None, model: Optional[str] = None) -> Optional[dict]:
     """The section's data from a workspace: None without a sample; the refusal's message (and the
     pairs that wait) when the estimate is refused; else the estimates' JSON object."""
     from qrelkit.errors import UsageError
