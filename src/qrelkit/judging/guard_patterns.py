@@ -112,7 +112,7 @@ VOCAB["top"] = alt(
 )
 _GRADES = (  # a grade on the usual 0-3 scale, or the top of the scale
     VOCAB["gradeword"] + r"[^\w]{0,3}" + alt("of", "de", "di", "da", "van", "von", "mit", "=", ":", "is", "равн\\w*")
-    + r"?[^\w]{0,3}[0-3](?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?|to|-|%))",
+    + r"?[^\w]{0,3}[0-3](?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?|(?:to|-)\s?\d|%))",
     VOCAB["top"] + r"~(?:\w+~)?" + alt(VOCAB["gradeword"], VOCAB["rel"], r"marks?", r"points?", r"match\w*"),
     alt(VOCAB["gradeword"], r"note\w*") + "~" + VOCAB["top"],
     w("bestnote", r"hochstnote\w*", "full marks", "top marks"),
@@ -266,6 +266,7 @@ class Rule:
 SENTENCE = r"[^.!?;\n。！？]"
 VOCATIVE = alt(
     r"(?:^|[.!?:;\n\]\)>-]|\*\*)[^\w]{0,5}@addr[^\w]{0,3}[:,]",  # "Assessor:", "Raters, please"
+    r"\b@addr~(?:note|notice|message|instructions?|hinweis|nota|remarque|opmerking)[^\w]{0,3}:",  # "Assessor note:"
     r"@call~(?:\w+~){0,2}?@addr",  # "note to the relevance assessor", "dear AI evaluator"
     r"\b(?:as|als|en tant que|como|come|in qualita di|в качестве)~(?:an?|the|un|une|el|la|il|lo|o|a|de|der|die)?~(?:\w+~){0,2}?@addr\b"
     + SENTENCE + r"{0,40}?@you",
@@ -281,7 +282,7 @@ VOCATIVE = alt(
 RULES: tuple[Rule, ...] = (
     Rule("override", "tells the judge to ignore its instructions", "@ovr", ("@prior", "@instr"), 45),
     Rule("override", "tells the judge to ignore its instructions", "@ovr", ("@prior_weak", "@instr_strong"), 30),
-    Rule("claim", "claims to be relevant", r"@this~@doc\b" + SENTENCE + r"{0,25}?@be\b" + SENTENCE + r"{0,40}?@rel",
+    Rule("claim", "claims to be relevant", r"(?:@this~@doc|\bthe~@doc~(?:above|below|here))\b" + SENTENCE + r"{0,25}?@be\b" + SENTENCE + r"{0,40}?@rel",
          (alt("@intens", "@query"),), 40, after_only=True),
     Rule("claim", "claims to be relevant", r"@this~?@doc" + SENTENCE + r"{0,30}?@rel",
          (alt("@intens", "@query"),), 30, after_only=True),  # scripts without a copula (ru, ar, zh, ja, ko)
@@ -295,6 +296,12 @@ RULES: tuple[Rule, ...] = (
     Rule("directive", "tells the judge which label to give",
          r"\b(?:rate|score|grade|bewerte|note|notez|califica|valuta|avalie|beoordeel|оцени)~@this~@doc~"
          r"(?:with|as|mit|als|avec|con|com|met|на)?~[0-3]\b(?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?))"),
+    Rule("directive", "tells the judge which label to give",
+         r"@this~@doc~(?:mit|als)~(?:(?:der|einer|note|dem|wert)~)*[0-3]~(?:bewert\w*|benot\w*|einstuf\w*|markier\w*)"),
+    Rule("directive", "tells the judge which label to give",
+         r"\b(?:calificar|evaluar|puntuar|valorar|noter|evaluer|valutare|votare|avaliar|pontuar|classificar|rate|score|"
+         r"grade)~@this~@doc~(?:with|con|avec|com|met|mit)~(?:(?:un|una|uno|a|an|um|uma|een|le|la|el|il|nota|note|"
+         r"grade|score|voto)~)*[0-3]\b(?![\d,%/]|\.\d)"),
     Rule("directive", "tells the judge which label to give",
          r"@this~@doc~(?:\w+~)?@modal~(?:\w+~){0,4}?@label_value"),
     Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@verb", "@label_value"), 40),  # zh, ja, ar
