@@ -110,15 +110,23 @@ VOCAB["top"] = alt(
       "piu alto", "piu alta", "mais alta", "hoogste", r"высш\w*", r"максимальн\w*"),
     "最高", "满分", "أعلى", "اعلي", "اعلى", "최고",
 )
-VOCAB["label"] = alt(
-    VOCAB["rel"],
+_GRADES = (  # a grade on the usual 0-3 scale, or the top of the scale
     VOCAB["gradeword"] + r"[^\w]{0,3}" + alt("of", "de", "di", "da", "van", "von", "mit", "=", ":", "is", "равн\\w*")
-    + r"?[^\w]{0,3}[0-3](?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?|to|-|%))",
+    + r"?[^\w]{0,3}[0-3](?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?|(?:to|-)\s?\d|%))",
     VOCAB["top"] + r"~(?:\w+~)?" + alt(VOCAB["gradeword"], VOCAB["rel"], r"marks?", r"points?", r"match\w*"),
     alt(VOCAB["gradeword"], r"note\w*") + "~" + VOCAB["top"],
     w("bestnote", r"hochstnote\w*", "full marks", "top marks"),
+    r"\b(?:[0-3]|zero|one|two|three)~(?:points?|stars?|marks?)~(?:of|for)~(?:relevance|relevancy)\b",
     "最高分", "最高評価", "满分", r"[0-3]分",
 )
+VOCAB["label"] = alt(VOCAB["rel"], *_GRADES)
+# a label given, not the word "relevance" used as a noun ("evaluators should assess relevance")
+VOCAB["relv"] = alt(
+    w(r"relevant\w*", r"hochrelevant\w*", r"pertinent\w*", r"rilevant\w*", r"релевантн\w*", r"релевантен",
+      "on-topic", r"perfect match\w*", r"einschlagig\w*"),
+    "相关", "相關", "切题", "関連", "適合", "ذو صله", "ذو صلة", "ذات صلة", "ذات صله", "الصلة", "الصله", "관련", "적합",
+)
+VOCAB["label_value"] = alt(VOCAB["relv"], *_GRADES)
 # who an injection talks to: always-addressed words, and words that address only in a vocative
 VOCAB["addr"] = alt(
     w(r"assessors?", r"graders?", r"raters?", r"annotators?", r"evaluators?", r"reviewers?", r"llms?",
@@ -258,6 +266,7 @@ class Rule:
 SENTENCE = r"[^.!?;\n。！？]"
 VOCATIVE = alt(
     r"(?:^|[.!?:;\n\]\)>-]|\*\*)[^\w]{0,5}@addr[^\w]{0,3}[:,]",  # "Assessor:", "Raters, please"
+    r"\b@addr~(?:note|notice|message|instructions?|hinweis|nota|remarque|opmerking)[^\w]{0,3}:",  # "Assessor note:"
     r"@call~(?:\w+~){0,2}?@addr",  # "note to the relevance assessor", "dear AI evaluator"
     r"\b(?:as|als|en tant que|como|come|in qualita di|в качестве)~(?:an?|the|un|une|el|la|il|lo|o|a|de|der|die)?~(?:\w+~){0,2}?@addr\b"
     + SENTENCE + r"{0,40}?@you",
@@ -273,23 +282,29 @@ VOCATIVE = alt(
 RULES: tuple[Rule, ...] = (
     Rule("override", "tells the judge to ignore its instructions", "@ovr", ("@prior", "@instr"), 45),
     Rule("override", "tells the judge to ignore its instructions", "@ovr", ("@prior_weak", "@instr_strong"), 30),
-    Rule("claim", "claims to be relevant", r"@this~@doc\b" + SENTENCE + r"{0,25}?@be\b" + SENTENCE + r"{0,40}?@rel",
+    Rule("claim", "claims to be relevant", r"(?:@this~@doc|\bthe~@doc~(?:above|below|here))\b" + SENTENCE + r"{0,25}?@be\b" + SENTENCE + r"{0,40}?@rel",
          (alt("@intens", "@query"),), 40, after_only=True),
     Rule("claim", "claims to be relevant", r"@this~?@doc" + SENTENCE + r"{0,30}?@rel",
          (alt("@intens", "@query"),), 30, after_only=True),  # scripts without a copula (ru, ar, zh, ja, ko)
     Rule("claim", "claims to be relevant", r"\bmost relevant~(?:\w+~){0,2}(?:for|to)~(?:any|every|all|each)\b"),
     Rule("directive", "tells the judge which label to give",
-         r"@verb~(?:\w+~){0,3}?@this~@doc\b" + SENTENCE + r"{0,50}?@label"),
+         r"@verb~(?:\w+~){0,3}?@this~@doc\b" + SENTENCE + r"{0,50}?@label_value"),
     Rule("directive", "tells the judge which label to give",
          r"\b(?:call|mark|label|rate|grade|score|classify|tag)~(?:it|this|this one)~(?:as|a)?~(?:@intens~)?"
          r"(?:@rel|[0-3]\b(?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?)))"),
-    Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@addr", "@label"), 70),
+    Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@addr", "@label_value"), 70),
     Rule("directive", "tells the judge which label to give",
          r"\b(?:rate|score|grade|bewerte|note|notez|califica|valuta|avalie|beoordeel|оцени)~@this~@doc~"
          r"(?:with|as|mit|als|avec|con|com|met|на)?~[0-3]\b(?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?))"),
     Rule("directive", "tells the judge which label to give",
-         r"@this~@doc~(?:\w+~)?@modal~(?:\w+~){0,4}?@label"),
-    Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@verb", "@label"), 40),  # zh, ja, ar
+         r"@this~@doc~(?:mit|als)~(?:(?:der|einer|note|dem|wert)~)*[0-3]~(?:bewert\w*|benot\w*|einstuf\w*|markier\w*)"),
+    Rule("directive", "tells the judge which label to give",
+         r"\b(?:calificar|evaluar|puntuar|valorar|noter|evaluer|valutare|votare|avaliar|pontuar|classificar|rate|score|"
+         r"grade)~@this~@doc~(?:with|con|avec|com|met|mit)~(?:(?:un|una|uno|a|an|um|uma|een|le|la|el|il|nota|note|"
+         r"grade|score|voto)~)*[0-3]\b(?![\d,%/]|\.\d)"),
+    Rule("directive", "tells the judge which label to give",
+         r"@this~@doc~(?:\w+~)?@modal~(?:\w+~){0,4}?@label_value"),
+    Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@verb", "@label_value"), 40),  # zh, ja, ar
     Rule("label", "states its own relevance label",
          r"@this~@doc~@be~(?:an?~)?[0-3]~(?:[.!;)]|$|out of 3|/ ?3)"),
     Rule("label", "states its own relevance label",
@@ -297,9 +312,9 @@ RULES: tuple[Rule, ...] = (
          r"(?:@rel|[0-3](?:[.!;,]? |[.!;,]?$))"),
     Rule("claim", "claims to be relevant",
          r"@this~@doc~(?:\w+~)?(?:answers|beantwortet|repond\w*|respond\w*|rispond\w*|beantwoordt|отвечает)~"
-         r"(?:\w+~){0,3}?@query", (alt("@intens", "@top", "@label"),), 60, after_only=True),
+         r"(?:\w+~){0,3}?@query", (alt("@intens", "@top", "@label_value"),), 60, after_only=True),
     Rule("claim", "claims to be relevant", r"\b(?:deserves?|merits?|verdient|merite|merece|merita|заслуживает)"
-         r"~(?:\w+~){0,2}?@label", ("@this~@doc",), 80),
+         r"~(?:\w+~){0,2}?@label_value", ("@this~@doc",), 80),
     Rule("label", "states its own relevance label",
          r"(?:@gradeword|correct label|right label|correct answer)~(?:\w+~)?(?:for|of|de|di|von|van|для)~"
          r"@this~@doc~(?:is|=|:|est|es|e|ist|равн\w*)~(?:\w+~)?[0-3]\b"),
@@ -315,7 +330,7 @@ RULES: tuple[Rule, ...] = (
          r"@rel~(?:[.!;,)]|$)"),
     Rule("override", "tells the judge to ignore its instructions", "@ovr",
          (r"\b(?:before|previously|earlier|vorher|zuvor|avant|auparavant|antes|prima|eerder|раньше|ранее)\b|قبل",
-          r"\b(?:told|said|gesagt|dit|dicho|dijeron|detto|disse|gezegd|сказал\w*)\b", "@label"), 80),
+          r"\b(?:told|said|gesagt|dit|dicho|dijeron|detto|disse|gezegd|сказал\w*)\b", "@label_value"), 80),
     Rule("claim", "claims to be relevant",
          r"\b(?:this|that|it|das|dies|c'?est|ceci|esto|este|esta|questo|questa|isso|dit|het)~(?:(?:is|ist|est|es|e)~)?"
          r"(?:the|a|an|ein\w*|un|une|uno|una|um|uma|een|le|la|el|il|o)~(?:(?:@intens|most|@top)~)*"
@@ -331,31 +346,31 @@ RULES: tuple[Rule, ...] = (
          r"behandeln|klassifizieren)\b"),
     Rule("address", "addresses the assessor about the label",
          r"@addr_strong~(?:\w+~){0,3}?@modal~(?:\w+~){0,2}?(?:@verb|pick|choose|select|put|place|answer|output|say)\b",
-         ("@label",), 80),
+         ("@label_value",), 80),
     Rule("override", "tells the judge to ignore its instructions",
          r"\b(?:new|updated|revised|real|actual|neue|nouvelles?|nuevas?|nuove|novas?|nieuwe|новые)~"
          r"(?:instructions?|anweisung\w*|consignes?|instrucciones|istruzioni|instrucoes|instructies|инструкци\w*|task|aufgabe)"
-         r"[^\w]{0,2}:", ("@label",), 120),
+         r"[^\w]{0,2}:", ("@label_value",), 120),
     Rule("override", "tells the judge to ignore its instructions",
          r"@prior~@instr~(?:\w+~)?(?:no longer apply|are void|are cancell?ed|do not apply|don't apply|are obsolete|"
          r"gelten nicht mehr|sont annulees|ne s'appliquent plus|ya no (?:aplican|valen)|non valgono piu|"
          r"nao se aplicam|gelden niet meer)"),
     Rule("override", "tells the judge to ignore its instructions",
          r"\b(?:do not|don't|never|stop|ne|no|non|niet|не)~(?:follow\w*|obey\w*|suivez|suis|sigas|siga|segui\w*|volg\w*|"
-         r"следуй\w*)~(?:\w+~){0,2}?@instr|\bbefolge\w*~(?:\w+~){0,2}?@instr~nicht\b", ("@label",), 100),
+         r"следуй\w*)~(?:\w+~){0,2}?@instr|\bbefolge\w*~(?:\w+~){0,2}?@instr~nicht\b", ("@label_value",), 100),
     Rule("override", "tells the judge to ignore its instructions",
          r"\b(?:from now on|ab sofort|ab jetzt|von nun an|desormais|dorenavant|a partir de ahora|de ahora en adelante|"
-         r"d'ora in poi|da ora in poi|a partir de agora|vanaf nu|отныне|с этого момента)\b", ("@you", "@label"), 80),
+         r"d'ora in poi|da ora in poi|a partir de agora|vanaf nu|отныне|с этого момента)\b", ("@you", "@label_value"), 80),
     Rule("label", "states its own relevance label",
          r"\b(?:final answer|answer|verdict|output|judgment|decision|antwort|urteil|reponse|respuesta|veredicto|risposta|"
          r"resposta|antwoord|ответ|oordeel)[^\w]{0,2}[:=] ?(?:@intens )?@rel ?(?:[.!;,\"'}]|$)"),
     Rule("label", "states its own relevance label",
          r"[\"' ]{0,3}(?:relevance|relevanz|relevance_score|relevance_grade)[\"' ]{0,3}: ?[\"' ]{0,3}(?:@rel|[0-3])"
          r"[\"' ]{0,3}[,}]"),
-    Rule("address", "addresses the assessor about the label", VOCATIVE, ("@label",), 160),
+    Rule("address", "addresses the assessor about the label", VOCATIVE, ("@label_value",), 160),
     Rule("address", "addresses the assessor about the label",
          r"\b(?:judges?|llms?|graders?|assessors?|evaluators?|raters?)~@modal~(?:\w+~)?"
-         r"(?:output|answer|respond|reply|return|say|print|assign|give)\b", ("@label",), 80),
+         r"(?:output|answer|respond|reply|return|say|print|assign|give)\b", ("@label_value",), 80),
 )
 
 MACRO_SEP = r"[^\w]{0,5}"

@@ -1,0 +1,41 @@
+"""The guard on TREC DL 2019: precision on the untouched passages, recall on the held-out
+instructions (benchmarks/guard.py prints the whole table; this keeps its figures from falling)."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from shared_data import shared_data_path
+
+from qrelkit.data.docs import read_docs
+from qrelkit.judging.guard import check
+from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+pytestmark = pytest.mark.realdata
+
+
+@pytest.fixture(scope="module")
+def passages():
+    return list(read_docs(shared_data_path("trec-dl-2019", "passages.jsonl")))
+
+
+def test_at_most_0_2_percent_of_the_dl_2019_passages_are_flagged(passages):
+    flagged = [d.docid for d in passages if check(d.text, d.title).flagged]
+    assert len(passages) == 10818
+    assert len(flagged) <= 21
+
+
+@pytest.mark.parametrize("name, floor", [("guard_dev.txt", 0.99), ("guard_heldout.txt", 0.93)])
+def test_inserted_instructions_are_flagged(passages, name, floor):
+    # guard_heldout.txt: 93.3 % when measured (the issue's target is 95 %; docs/guard.md)
+    rng = random.Random(0)
+    rows = []
+    for p in read_phrasings(BENCH / name):
+        for position in POSITIONS:
+            for obf_name, obfuscate in OBFUSCATIONS.items():
+                text = insert(rng.choice(passages).text, obfuscate(p.text, random.Random(f"0:{p.line}:{obf_name}")),
+                              position)
+                rows.append(check(text).flagged)
+    assert sum(rows) / len(rows) >= floor
