@@ -42,7 +42,7 @@ import numpy as np
 from qrelkit import signals
 from qrelkit.signals import Pair, Signal, SignalContext, register
 from qrelkit.signals.dense import Dense
-from qrelkit.signals.lexical import B, K1, Lexical, tokens
+from qrelkit.signals.lexical import K1, B, Lexical, tokens
 from qrelkit.signals.likelihood import PMI, QL
 from qrelkit.types import Doc, Usage
 
