@@ -236,7 +236,7 @@ def llmjudge(a) -> None:
         if fresh:
             store.upsert_topics(read_topics(a.data / "topics.tsv"))
             store.upsert_docs(read_docs(a.data / "passages.jsonl"))
-        client = make_client(a.model, store=store, concurrency=a.concurrency) if {"pmi", "ql"} & set(names) else None
+        client = make_client(a.model, store=store, concurrency=a.concurrency) if {"pmi", "ql", "pmi_u", "ql_u"} & set(names) else None
         ctx = signals.context_from_store(store, client=client)
         cols, dropped = asyncio.run(signal_columns(names, pairs, ctx))
         fsecs: list = []
@@ -297,7 +297,7 @@ def dl19(a) -> None:
     y = np.array([people[p] for p in candidates] + [int(nist[p] >= 2) for p in hidden])
     names = [n for n in signals.parse_signals(a.signals) if n != "feedback"]
     with Store.open(ws) as store:
-        client = make_client(a.model, store=store, concurrency=a.concurrency) if {"pmi", "ql"} & set(names) else None
+        client = make_client(a.model, store=store, concurrency=a.concurrency) if {"pmi", "ql", "pmi_u", "ql_u"} & set(names) else None
         ctx = signals.context_from_store(store, client=client)
         cols, dropped = asyncio.run(signal_columns(names, pairs, ctx))
         fx, fsec = asyncio.run(feedback_values(store, ctx, pairs, judged_of(list(people), list(people.values()))))
@@ -351,7 +351,7 @@ def demo(a) -> None:
         holes = sorted((c.qid, c.docid) for c in store.cases() if (c.qid, c.docid) not in qrels)
         pairs = labelled + holes
         y = np.array([int(qrels[p] >= 2) for p in labelled] + [int(full[p] >= 2) for p in holes])
-        client = make_client(a.model, store=store, concurrency=a.concurrency) if {"pmi", "ql"} & set(names) else None
+        client = make_client(a.model, store=store, concurrency=a.concurrency) if {"pmi", "ql", "pmi_u", "ql_u"} & set(names) else None
         ctx = signals.context_from_store(store, client=client)
         cols, dropped = asyncio.run(signal_columns(names, pairs, ctx))
         fx, fsec = asyncio.run(feedback_values(store, ctx, pairs, judged_of(labelled, y[: len(labelled)])))

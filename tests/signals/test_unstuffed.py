@@ -19,8 +19,8 @@ TEXT = "Trees of the north have needles. They grow slowly in cold places."
     (f"{Q} {TEXT}", TEXT),  # stuffed at the start
     (f"{TEXT} {Q}", TEXT),  # at the end
     (f"{' '.join([Q] * 5)} {TEXT}", TEXT),  # repeated
-    (f"{TEXT} spruce spruce spruce physical physical description description spruce spruce spruce spruce spruce "
-     "description", TEXT),  # its words repeated, out of order
+    (f"{TEXT} spruce spruce spruce physical physical description description spruce spruce spruce spruce "
+     "description", TEXT),  # its words repeated, out of order (twice its length)
     (f"{Q.upper()} {TEXT}", TEXT),  # any case
 ])
 def test_stuffed_runs_are_taken_out(text, expected):
@@ -84,7 +84,7 @@ def test_a_stuffed_passage_leaves_no_value_under_the_wrapped_signal(ctx):
 
 
 def test_the_version_names_the_rule(ctx):
-    assert signals.build("lexical_u").version(ctx).endswith("|unstuffed=runs-v1")
+    assert signals.build("lexical_u").version(ctx).endswith("|unstuffed=runs-v2")
 
 
 def test_dense_u_of_a_stuffed_passage_is_dense_of_the_untouched_one(ctx):
@@ -92,3 +92,15 @@ def test_dense_u_of_a_stuffed_passage_is_dense_of_the_untouched_one(ctx):
         pytest.skip(signals.build("dense").unavailable(ctx))
     got, want = values("dense_u", ["start"], ctx)[0, 0], values("dense", ["d1"], ctx)[0, 0]
     assert got == pytest.approx(want, abs=1e-6)
+
+
+@pytest.mark.parametrize(("query", "text", "expected"), [
+    ("tracheids are part of _____.", "tracheids are part of _____. " * 4 + "Vascular plants carry water.",
+     "Vascular plants carry water."),  # a query ending a sentence, repeated
+    ("anthropological definition of environment",
+     "anthropological definition of environment Definition of environment for learners.",
+     "Definition of environment for learners."),  # the passage's own opening words stay
+    ("the spruce tree", "Winters are cold for the spruce the spruce tree", "Winters are cold for the spruce"),
+])
+def test_the_passages_own_query_words_next_to_the_stuffing_stay(query, text, expected):
+    assert unstuffed(text, query) == expected

@@ -122,7 +122,10 @@ def draw(labels: Mapping[Pair, int], threshold: int, n: int, seed: int) -> Drawn
     ordered = sorted(labels.items())
     non = [(q, d, int(g)) for (q, d), g in ordered if g <= 0]
     rel = [(q, d, int(g)) for (q, d), g in ordered if g >= threshold]
-    pick = (lambda xs, k: sorted(rng.sample(xs, k)) if len(xs) > k else xs)
+
+    def pick(xs: list, k: int) -> list:
+        return sorted(rng.sample(xs, k)) if len(xs) > k else xs
+
     fillers = pick([k for k, _ in ordered], FILLERS)
     return Drawn(tuple(pick(non, n)), tuple(pick(rel, n)), tuple(fillers))
 

@@ -8,7 +8,15 @@ from typing import Optional
 
 import typer
 
-from qrelkit.cli._app import JsonOpt, WorkspaceOpt, app, console, judging_progress, print_json, require_workspace
+from qrelkit.cli._app import (
+    JsonOpt,
+    WorkspaceOpt,
+    app,
+    console,
+    judging_progress,
+    print_json,
+    require_workspace,
+)
 
 
 def _pct(v: Optional[float]) -> str:

@@ -7,13 +7,17 @@ regression fitted on natural labels cannot learn to distrust such text (natural 
 ever carry it), so the defence is in what the signals read, not in another feature: these
 signals read the document with its *stuffed runs* taken out and compare that with the query.
 
-A stuffed run is a maximal run of consecutive words of one sentence (commas, colons and the
-like between them allowed; a full stop, question or exclamation mark ends it) that are all words
-of the query (any case), and that either
+A stuffed run is a maximal run of consecutive words (punctuation between them allowed) that are
+all words of the query (any case), and that either
 
 - repeats: it is at least twice as long as the query (the query, or its words, over and over), or
-- restates the query where a page puts text for a machine: it holds every distinct word of a
-  query of at least :data:`MIN_QUERY_WORDS` words and starts the document or ends it.
+- restates the query where a page puts text for a machine: within one sentence (a full stop,
+  question or exclamation mark ends the run), it holds every distinct word of a query of at
+  least :data:`MIN_QUERY_WORDS` words and starts the document or ends it.
+
+A run may swallow the passage's own query words next to the stuffing ("spruce spruce trees"
+when "... spruce" is stuffed before "Spruce trees"): what it holds beyond a multiple of the
+query's length is the passage's and stays.
 
 A passage that merely uses the query's words in its sentences keeps them: a run ends at the first
 word that is not the query's. The cost is on a relevant passage that opens with the query as its
@@ -38,14 +42,38 @@ import numpy as np
 from qrelkit import signals
 from qrelkit.signals import Pair, Signal, SignalContext, register
 from qrelkit.signals.dense import Dense
-from qrelkit.signals.lexical import B, K1, Lexical, tokens
+from qrelkit.signals.lexical import K1, B, Lexical, tokens
 from qrelkit.signals.likelihood import PMI, QL
 from qrelkit.types import Doc, Usage
 
 WORD = re.compile(r"\w+")
 SENTENCE_END = re.compile(r"[.!?]")
 MIN_QUERY_WORDS = 2
-RULE = "runs-v1"  # the version of the rule above: part of every value's cache key
+RULE = "runs-v2"  # the version of the rule above: part of every value's cache key
+
+
+def _runs(words: list, distinct: set, text: str, sentences: bool) -> list[tuple[int, int]]:
+    """Maximal runs (first, last word index) of query words; with ``sentences``, a sentence end ends one."""
+    out, i = [], 0
+    while i < len(words):
+        if words[i].group().lower() not in distinct:
+            i += 1
+            continue
+        j = i
+        while (j + 1 < len(words) and words[j + 1].group().lower() in distinct
+               and not (sentences and SENTENCE_END.search(text, words[j].end(), words[j + 1].start()))):
+            j += 1
+        out.append((i, j))
+        i = j + 1
+    return out
+
+
+def _trim(i: int, j: int, last: int, size: int) -> tuple[int, int]:
+    """The stuffed part of a run, without the passage's own query words it swallowed: the run's
+    length beyond a multiple of the query's; a run ending the text keeps them at its start, any
+    other at its end."""
+    extra = (j - i + 1) % size if j - i + 1 >= size else 0
+    return (i + extra, j) if j == last and i > 0 else (i, j - extra)
 
 
 def stuffed_spans(text: str, query: str) -> list[tuple[int, int]]:
@@ -53,23 +81,28 @@ def stuffed_spans(text: str, query: str) -> list[tuple[int, int]]:
     qwords = [w.lower() for w in WORD.findall(query)]
     distinct = set(qwords)
     words = list(WORD.finditer(text))
-    spans, i = [], 0
-    while i < len(words):
-        if words[i].group().lower() not in distinct:
-            i += 1
-            continue
-        j = i
-        while (j + 1 < len(words) and words[j + 1].group().lower() in distinct
-               and not SENTENCE_END.search(text, words[j].end(), words[j + 1].start())):
-            j += 1
+    if not qwords or not words:
+        return []
+    last = len(words) - 1
+    marked = [False] * len(words)
+    for i, j in _runs(words, distinct, text, sentences=False):  # repeats, across sentences
+        if j - i + 1 >= 2 * len(qwords):
+            a, b = _trim(i, j, last, len(qwords))
+            marked[a:b + 1] = [True] * (b - a + 1)
+    for i, j in _runs(words, distinct, text, sentences=True):  # restates, at the start or the end
         run = {w.group().lower() for w in words[i:j + 1]}
-        length = j - i + 1
-        repeats = length >= 2 * len(qwords) and len(qwords) > 0
-        at_edge = i == 0 or j == len(words) - 1
-        restates = len(distinct) >= MIN_QUERY_WORDS and run >= distinct and at_edge
-        if repeats or restates:
-            spans.append((words[i].start(), words[j].end()))
-        i = j + 1
+        if len(distinct) >= MIN_QUERY_WORDS and run >= distinct and (i == 0 or j == last):
+            a, b = _trim(i, j, last, len(qwords))
+            marked[a:b + 1] = [True] * (b - a + 1)
+    spans, k = [], 0
+    while k < len(words):
+        if marked[k]:
+            m = k
+            while m + 1 < len(words) and marked[m + 1]:
+                m += 1
+            spans.append((words[k].start(), words[m].end()))
+            k = m
+        k += 1
     return spans
 
 
