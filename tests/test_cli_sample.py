@@ -209,23 +209,30 @@ def test_a_dl2019_sample_of_926_pairs_from_the_official_runs(shared_data, tmp_pa
     assert weights[-1] > 2 * weights[0]  # weighted: pairs many runs rank high are likelier
 
 
-def test_the_active_design_draws_by_the_judges_stored_probabilities(demo_ws, tmp_path):
-    """Pairs the judge is sure about (p near 0 or 1) are rarely drawn; those it doubts (p = 0.5) are drawn
-    more often, with a probability the stored draw keeps."""
+def test_the_active_design_reads_the_probabilities_the_judges_stored(demo_ws):
+    """learned and confidence store P(relevant); likelihood a score against its threshold (read through a
+    logistic); a judge without either gives the active design nothing, and the draw is refused."""
     import json as _json
 
+    from qrelkit.people_sample import judge_probabilities
     from qrelkit.types import Judgment
 
     qk("pool", "-w", demo_ws, "--human-depth", "0")
     with Store.open(demo_ws) as s:
         holes = sorted((c.qid, c.docid) for c in s.cases() if not c.judged)
-        unsure = set(holes[::2])
-        s.put_judgments([Judgment(q, d, "learned", "local", 1, 2, "auto", provenance=_json.dumps(
-            {"learned": {"probability": 0.5 if (q, d) in unsure else 0.999}})) for q, d in holes])
-    qk("sample", "-w", demo_ws, "--size", "12", "--design", "active", "--method", "learned")
+        provenance = [{"learned": {"probability": 0.25}}, {"confidence": {"probability": 0.75}},
+                      {"likelihood": {"score": -1.0, "threshold": -1.0}}]
+        s.put_judgments([Judgment(q, d, "learned", "local", 1, 2, "auto", provenance=_json.dumps(provenance[i % 3]))
+                         for i, (q, d) in enumerate(holes)])
+        s.put_judgments([Judgment(q, d, "zero-shot", "local", 1, 2, "auto") for q, d in holes])
+        read = judge_probabilities(s, "learned")
+        assert [read[p] for p in holes[:3]] == [0.25, 0.75, 0.5]
+        assert judge_probabilities(s, "zero-shot") == {}
+    refused = qk("sample", "-w", demo_ws, "--size", "12", "--design", "active", "--method", "zero-shot", check=False)
+    assert refused.returncode == 2
+    assert "needs labels that carry a probability" in refused.stderr
+    summary = _json.loads(qk("sample", "-w", demo_ws, "--size", "12", "--design", "active", "--method", "learned",
+                             "--json").stdout)
+    assert summary["people"] == "sample(census=0,design=active,seed=0,size=12)"
     with Store.open(demo_ws) as s:
-        rows = [r for r in s.people_sample() if not r.census]
-    sure_p = [r.probability for r in rows if (r.qid, r.docid) not in unsure]
-    unsure_p = [r.probability for r in rows if (r.qid, r.docid) in unsure]
-    assert unsure_p
-    assert not sure_p or max(sure_p) < min(unsure_p)
+        assert s.people_sample_design()["design"] == "active"
