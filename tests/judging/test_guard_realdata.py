@@ -27,11 +27,11 @@ def test_at_most_0_2_percent_of_the_dl_2019_passages_are_flagged(passages):
     assert len(flagged) <= 21
 
 
-# Floors under what benchmarks/guard.py measured (docs/guard.md): dev 99.9 %; the first held-out
-# set 93.3 % while held out, 100 % after its misses were read; the second held-out set 86.9 %
-# (the target is 95 %).
+# Floors under what benchmarks/guard.py measured (docs/guard.md): dev 99.8 %; held-out set 1
+# 93.3 % while held out, 100 % after its misses were read; set 2 86.9 %, then 89.6 %; set 3 75.1 %
+# (the target is 95 %: not reached on new phrasings).
 @pytest.mark.parametrize("name, floor", [("guard_dev.txt", 0.99), ("guard_heldout.txt", 0.99),
-                                         ("guard_heldout2.txt", 0.86)])
+                                         ("guard_heldout2.txt", 0.89), ("guard_heldout3.txt", 0.75)])
 def test_inserted_instructions_are_flagged(passages, name, floor):
     rng = random.Random(0)
     rows = []
