@@ -132,3 +132,14 @@ def test_a_started_job_refuses_another_guard_setting(ws):
     ws.put_judgments([Judgment("q1", "d1", job.method_id, job.model_id, 1, 2, "consensus", "llm", 1)])  # judged
     with pytest.raises(UsageError, match="--guard"):
         resolve_job(ws, "fill", Plan(), {"guard": "off"})
+
+
+def test_the_report_counts_guarded_cases_and_shows_their_reason(ws, tmp_path):
+    from qrelkit.report import report_from_store
+
+    run_judging(ws, "zero-shot", make_client(Counting(), store=ws))
+    files = report_from_store(ws, tmp_path / "report.html")
+    html = files.html.read_text()
+    assert files.data["escalations"]["guarded"] == 1
+    assert 'id="guarded"' in html
+    assert "guard: " in html
