@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from annotate.helpers import ServerThread, add_login
 from judges.conftest import make_client
+
 from qrelkit.annotate import create_app, sync_tasks
 from qrelkit.judging.guard import check
 from qrelkit.judging.runner import run_judging

@@ -27,9 +27,12 @@ def test_at_most_0_2_percent_of_the_dl_2019_passages_are_flagged(passages):
     assert len(flagged) <= 21
 
 
-@pytest.mark.parametrize("name, floor", [("guard_dev.txt", 0.99), ("guard_heldout.txt", 0.93)])
+# Floors under what benchmarks/guard.py measured (docs/guard.md): dev 99.8 %; held-out set 1
+# 93.3 % while held out, 100 % after its misses were read; set 2 86.9 %, then 89.6 %; set 3 75.1 %
+# (the target is 95 %: not reached on new phrasings).
+@pytest.mark.parametrize("name, floor", [("guard_dev.txt", 0.99), ("guard_heldout.txt", 0.99),
+                                         ("guard_heldout2.txt", 0.89), ("guard_heldout3.txt", 0.75)])
 def test_inserted_instructions_are_flagged(passages, name, floor):
-    # guard_heldout.txt: 93.3 % when measured (the target is 95 %; docs/guard.md)
     rng = random.Random(0)
     rows = []
     for p in read_phrasings(BENCH / name):

@@ -138,6 +138,7 @@ def list_escalations(
                     "status": j.status,
                     "reason": prov.reason,
                     "history": prov.get("history"),
+                    "guard": prov.get("guard"),  # {"rule", "reason", "span"} when the guard sent it
                     "for_people": for_people(j),
                 }
             )

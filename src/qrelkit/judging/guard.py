@@ -114,6 +114,10 @@ class _Compiled:
     rule: Rule
     pattern: re.Pattern
     near: tuple[re.Pattern, ...]
+    cues: tuple[re.Pattern, ...] = ()
+
+
+_BOUNDARY = re.compile(r"[.!?;\n。！？]")
 
 
 # Every rule needs a relevance word or label, or one of the verbs that dictate a grade, or an
@@ -161,8 +165,8 @@ def _prefilter() -> Callable[[str], bool]:
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[Callable[[str], bool], tuple[_Compiled, ...]]:
     """The rules and the prefilter, compiled once."""
-    rules = tuple(_Compiled(r, re.compile(_folded(r.pattern), re.M), tuple(re.compile(_folded(n)) for n in r.near))
-                  for r in RULES)
+    rules = tuple(_Compiled(r, re.compile(_folded(r.pattern), re.M), tuple(re.compile(_folded(n)) for n in r.near),
+                            tuple(re.compile(_folded(q)) for q in r.cues)) for r in RULES)
     return _prefilter(), rules
 
 
@@ -173,21 +177,31 @@ def _folded(source: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).translate(_drop()))
 
 
+def _region(rule: Rule, text: str, m: re.Match) -> tuple[int, int]:
+    """Where a match's ``near`` parts and cues may be: ``window`` characters either side (after
+    only, for ``after_only``), cut at the match's sentence for a ``sentence`` rule."""
+    start = m.start() if rule.after_only else max(0, m.start() - rule.window)
+    end = min(len(text), m.end() + rule.window)
+    if rule.sentence:
+        before = [b.end() for b in _BOUNDARY.finditer(text, start, m.start())]
+        after = _BOUNDARY.search(text, m.end(), end)
+        start, end = (before[-1] if before else start), (after.start() if after else end)
+    return start, end
+
+
 def _hit(c: _Compiled, text: str) -> Optional[tuple[int, int]]:
-    """The first match of ``c`` in the folded ``text`` with all its ``near`` parts around it."""
+    """The first match of ``c`` in the folded ``text`` with all its ``near`` parts, and enough of
+    its cues, around it: the flagged stretch."""
     for m in c.pattern.finditer(text):
-        lo, hi = m.start(), m.end()
-        start = m.start() if c.rule.after_only else max(0, m.start() - c.rule.window)
-        region = text[start:m.end() + c.rule.window]
-        ok = True
-        for n in c.near:
-            found = n.search(region)
-            if found is None:
-                ok = False
-                break
-            lo, hi = min(lo, start + found.start()), max(hi, start + found.end())
-        if ok:
-            return lo, hi
+        start, end = _region(c.rule, text, m)
+        found = [n.search(text, start, end) for n in c.near]
+        if not all(found):
+            continue
+        cues = [f for f in (q.search(text, start, end) for q in c.cues) if f is not None]
+        if len(cues) < c.rule.min_cues:
+            continue
+        parts = [m] + found + cues
+        return min(p.start() for p in parts), max(p.end() for p in parts)
     return None
 
 

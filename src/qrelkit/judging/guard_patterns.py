@@ -261,6 +261,9 @@ class Rule:
     near: tuple[str, ...] = ()
     window: int = 60
     after_only: bool = False  # ``near`` only after the match (a claim's intensifier follows its subject)
+    cues: tuple[str, ...] = ()  # with ``min_cues``: at least that many of these around the match too
+    min_cues: int = 0
+    sentence: bool = False  # ``near`` and ``cues`` within the match's sentence (and ``window``)
 
 
 SENTENCE = r"[^.!?;\n。！？]"
@@ -277,6 +280,21 @@ VOCATIVE = alt(
     r"作为.{0,6}@addr", r"@addrとして", r"بصفتك", r"\[(?:system|sys|inst|admin|system message)\]",
     r"<\|?(?:system|im_start)\|?>", r"\bsystem~(?:prompt|message|override|instruction|note)s?\b",
     r"\b(?:you are now in|switch to)~\w+~mode\b", r"@addr~(?:reading|processing|evaluating|judging) this\b",
+)
+
+# Signs that a sentence giving a label speaks to whoever judges: someone addressed, "you", a directive,
+# a pointer at this document, a dismissal of the judge's own criteria, a stated verdict.
+SENTENCE_CUES = (
+    alt("@addr", r"\b(?:automated|automatic|machine|relevance|search|quality|content|ranking|evaluation|grading)~"
+        r"(?:readers?|checkers?|moderators?|graders?|reviewers?|evaluators?|bots?|systems?|models?|judges?|"
+        r"assistants?)\b"),
+    "@you",
+    alt("@modal", "@verb", r"\b(?:count|regard|copy|use|is to be|are to be|mandatory|required)\b"),
+    alt(r"@this~?@doc", r"\b(?:this|the)~(?:piece|write-?up|entry|one|content here|page here)\b",
+        r"\bthe~@doc~(?:here|above|below)\b"),
+    r"\b(?:regardless|whatever|irrespective|no matter|bypass|override|disregard|unabhangig|independientemente|"
+    r"quel que soit|indipendentemente|independentemente|ongeacht)\b",
+    r"\b(?:verdict|classification|evaluation note|note|urteil|verdetto|veredicto|oordeel)\b",
 )
 
 RULES: tuple[Rule, ...] = (
@@ -368,6 +386,9 @@ RULES: tuple[Rule, ...] = (
          r"[\"' ]{0,3}(?:relevance|relevanz|relevance_score|relevance_grade)[\"' ]{0,3}: ?[\"' ]{0,3}(?:@rel|[0-3])"
          r"[\"' ]{0,3}[,}]"),
     Rule("address", "addresses the assessor about the label", VOCATIVE, ("@label_value",), 160),
+    # the sentence around a label given: three kinds of sign that it is said to the judge
+    Rule("address", "addresses the assessor about the label", "@label_value", cues=SENTENCE_CUES, min_cues=3,
+         window=150, sentence=True),
     Rule("address", "addresses the assessor about the label",
          r"\b(?:judges?|llms?|graders?|assessors?|evaluators?|raters?)~@modal~(?:\w+~)?"
          r"(?:output|answer|respond|reply|return|say|print|assign|give)\b", ("@label_value",), 80),
