@@ -19,8 +19,8 @@ SLOW_LIST = Path(__file__).with_name("slow.txt")  # the files and tests measured
 
 
 def slow_entries() -> set[str]:
-    """The node ids in tests/slow.txt: a file (``tests/x/test_y.py``) or a test in it
-    (``tests/x/test_y.py::test_z``, every parameter of it); ``#`` starts a comment."""
+    """The node ids in tests/slow.txt: a folder (``tests/x/``), a file (``tests/x/test_y.py``) or a
+    test in it (``tests/x/test_y.py::test_z``, every parameter of it); ``#`` starts a comment."""
     lines = (line.split("#", 1)[0].strip() for line in SLOW_LIST.read_text().splitlines())
     return {line for line in lines if line}
 
@@ -31,6 +31,7 @@ def pytest_collection_modifyitems(config, items):
     entries = slow_entries()
     for item in items:
         nodeid = item.nodeid.split("[", 1)[0]
-        if (nodeid in entries or nodeid.split("::", 1)[0] in entries
+        file = nodeid.split("::", 1)[0]
+        if (nodeid in entries or file in entries or file.rsplit("/", 1)[0] + "/" in entries
                 or any(item.get_closest_marker(m) is not None for m in SLOW_MARKERS)):
             item.add_marker(pytest.mark.slow)
