@@ -1,4 +1,6 @@
-"""Shared test fixtures (the real-data helper lives in shared_data.py).
+"""Shared test fixtures (the real-data helper lives in shared_data.py), and the fast tier: a test that
+loads the embedded model, drives Chromium or reads the real data is ``slow`` too, so that
+``pytest -m "not slow"`` leaves all of them out (docs/development.md).
 
 It also makes ``tests`` name this folder. Some wheels install a top-level ``tests`` package of
 their own (ppi-python, the estimators' oracle, does), and a regular package anywhere on
@@ -33,3 +35,26 @@ from shared_data import shared_data_path  # noqa: E402
 @pytest.fixture
 def shared_data():
     return shared_data_path
+
+
+SLOW_MARKERS = ("model", "browser", "realdata")  # each takes seconds a test, or more
+SLOW_LIST = Path(__file__).with_name("slow.txt")  # the files and tests measured slow, one a line
+
+
+def slow_entries() -> set[str]:
+    """The node ids in tests/slow.txt: a folder (``tests/x/``), a file (``tests/x/test_y.py``) or a
+    test in it (``tests/x/test_y.py::test_z``, every parameter of it); ``#`` starts a comment."""
+    lines = (line.split("#", 1)[0].strip() for line in SLOW_LIST.read_text().splitlines())
+    return {line for line in lines if line}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the slow tests ``slow``: those of tests/slow.txt (one list, not a mark in each file, so
+    that re-measuring touches one file) and those that load the model, drive Chromium or read real data."""
+    entries = slow_entries()
+    for item in items:
+        nodeid = item.nodeid.split("[", 1)[0]
+        file = nodeid.split("::", 1)[0]
+        if (nodeid in entries or file in entries or file.rsplit("/", 1)[0] + "/" in entries
+                or any(item.get_closest_marker(m) is not None for m in SLOW_MARKERS)):
+            item.add_marker(pytest.mark.slow)

@@ -89,7 +89,7 @@ def load_collection(
         # a changed naming reloads; the default keeps old fingerprints (a workspace loaded when tags were
         # the default keeps the names it stored until it is loaded with other files or --run-names)
         inputs["run_names"] = run_names
-    fp = _fingerprint([str(topics), str(docs), *( [str(qrels)] if qrels else []), *run_paths])
+    fp = _fingerprint([inputs["topics"], inputs["docs"], *([inputs["qrels"]] if qrels else []), *inputs["runs"]])
     previous = store.get_meta("inputs")
     state = store.load_state()
     if state == "loading" and not force:
