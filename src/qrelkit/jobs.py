@@ -276,7 +276,8 @@ def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSe
     if anything waits for them (unless ``auto``), else merge, evaluate and report. The state is
     ``waiting`` (people have work), ``partial`` (holes left, :func:`left_over`) or ``done``.
     ``rounds``: MTF's rounds judged the share already; their calls count, their unsettled pairs are left."""
-    summary = run_job(store, job.judging(run.read_cache), run.progress)
+    sampled = store.people_sample_design() is not None  # `qrelkit sample -w`: the judge labels the sample too
+    summary = run_job(store, job.judging(run.read_cache, sampled), run.progress)
     waiting = store.waiting_for_people()
     left = left_over(store, job, summary)
     if rounds is not None:
