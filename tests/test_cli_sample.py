@@ -177,9 +177,20 @@ def test_sample_in_a_workspace_draws_from_its_pool_and_makes_the_draw_the_people
     assert sum(share == "people" for share in shares.values()) == len(stored) + len(drawn.census)
 
 
-def test_repooling_with_another_peoples_share_drops_the_stored_sample(demo_ws):
+def test_repooling_the_same_pool_keeps_the_sample_and_serves_it_to_people(demo_ws):
+    """A job that re-pools by its own people's share (`fill` after `qrelkit sample -w`) keeps the draw: the
+    pool is the one it was drawn from, so its probabilities hold."""
+    qk("pool", "-w", demo_ws, "--human-depth", "0")
+    qk("sample", "-w", demo_ws, "--size", "40%")
+    qk("pool", "-w", demo_ws, "--human-depth", "0")
+    status = json.loads(qk("status", "-w", demo_ws, "--json").stdout)
+    assert status["sample"]["pairs"] == 18
+    assert status["cases"]["people_share"] == 18  # served to people again
+
+
+def test_repooling_into_another_pool_drops_the_stored_sample(demo_ws):
     qk("pool", "-w", demo_ws, "--people", "sample(size=40%)")
-    qk("pool", "-w", demo_ws, "--human-depth", "3")
+    qk("pool", "-w", demo_ws, "--depth", "5", "--human-depth", "3")
     assert json.loads(qk("status", "-w", demo_ws, "--json").stdout)["sample"] is None
 
 

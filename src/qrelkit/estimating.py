@@ -92,6 +92,7 @@ def judge_method(store: "Store", method: Optional[str]) -> tuple[str, Optional[s
 def workspace_inputs(store: "Store", method: Optional[str] = None, model: Optional[str] = None,
                      measures: Sequence[str] = DEFAULT_MEASURES) -> tuple[dict, dict, dict, "Sample"]:
     """(runs, judge's labels, people's labels, sample) of a workspace, as the estimators take them."""
+    from qrelkit.people_sample import rankings
     from qrelkit.store.waiting import PEOPLE_METHOD
     from qrelkit.workspace import _pool_inputs
 
@@ -108,17 +109,14 @@ def workspace_inputs(store: "Store", method: Optional[str] = None, model: Option
     stored = store.runs()
     depth = run_depth(measures, sample.depth)
     runs = _pool_inputs([p for _, p, _ in stored], [n for n, _, _ in stored], depth or 10**9)
-    from qrelkit.people_sample import rankings
-
     return rankings(runs), labels, people, sample
 
 
 def estimate_workspace(store: "Store", method: Optional[str] = None, model: Optional[str] = None,
                        measures: Sequence[str] = DEFAULT_MEASURES, alpha: float = 0.05, seed: int = 0) -> Any:
     """Estimates from a workspace's stored labels and sample (see the module docstring)."""
-    from qrelkit.estimate.estimators import estimate_runs
-
     from qrelkit.estimate.errors import EstimateError
+    from qrelkit.estimate.estimators import estimate_runs
 
     runs, labels, people, sample = workspace_inputs(store, method, model, measures)
     universe = [(c.qid, c.docid) for c in store.cases()]  # the pool the sample was drawn from

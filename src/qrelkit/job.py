@@ -92,13 +92,14 @@ class Job:
 
         return canonical_model_id(self.model)
 
-    def judging(self, read_cache: bool = True) -> "JudgingJob":
+    def judging(self, read_cache: bool = True, sampled: bool = False) -> "JudgingJob":
         """The judging half of this job, over the LLM's share; with a probability sample for people
-        (``--people 'sample(...)'``) over every hole, the sample's too: an estimate corrects the judge
-        by comparing its labels with people's on the very same pairs."""
+        (``--people 'sample(...)'``, or ``sampled``: the workspace holds one) over every hole, the
+        sample's too: an estimate corrects the judge by comparing its labels with people's on the
+        very same pairs."""
         from qrelkit.judging.job import JudgingJob
 
-        share = "all" if (self.people or "").strip().startswith("sample") else "llm"
+        share = "all" if sampled or (self.people or "").strip().startswith("sample") else "llm"
         return JudgingJob(method=self.spec, model=self.model, command=self.kind, task=self.task, share=share,
                           limit=self.limit, concurrency=self.concurrency, budget=self.budget,
                           threshold=self.threshold, read_cache=read_cache, prices=self.prices,

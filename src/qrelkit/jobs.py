@@ -265,7 +265,8 @@ def _judge_merge_report(store: Store, ws: Path, job: Job, pool: dict, run: RunSe
     if anything waits for them (unless ``auto``), else merge, evaluate and report. The state is
     ``waiting`` (people have work), ``partial`` (holes left, :func:`left_over`) or ``done``.
     ``rounds``: MTF's rounds judged the share already; their calls count, their unsettled pairs are left."""
-    summary = run_job(store, job.judging(run.read_cache), run.progress)
+    sampled = store.people_sample_design() is not None  # `qrelkit sample -w`: the judge labels the sample too
+    summary = run_job(store, job.judging(run.read_cache, sampled), run.progress)
     # this job's escalations (by the method and model its run judged under): those of a job a
     # --rejudge replaced are not merged, so the new job does not wait for them
     waiting = store.waiting_for_people(summary.method, summary.model)

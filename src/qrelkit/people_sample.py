@@ -213,3 +213,22 @@ def sample_workspace(store: "Store", size: SampleSize, design: str = "weighted",
         record(store, sample, spec, universe)
         store.set_meta("pool", {**pool, "human_depth": None, "allocation": spec})
     return sample, spec
+
+
+def keep_sample(store: "Store") -> bool:
+    """After a re-pool by another people's share: keep the stored sample, its pairs served to people
+    again, while the pool is the one it was drawn from (its probabilities still hold); drop it when
+    the pool has changed. Returns whether a sample is kept."""
+    import dataclasses
+
+    design = store.people_sample_design()
+    if design is None:
+        return False
+    cases = store.cases()
+    if fingerprint((c.qid, c.docid) for c in cases) != design.get("pool"):
+        store.clear_people_sample()
+        return False
+    sampled = {(r.qid, r.docid) for r in store.people_sample()}
+    store.upsert_cases([dataclasses.replace(c, share="people") for c in cases
+                        if (c.qid, c.docid) in sampled and c.share != "people" and not c.judged])
+    return True

@@ -280,8 +280,10 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
     else:
         counts = _pool_in_memory(store, paths, names, depth, allocation)
     strategy = str(spec) if spec is not None else f"depth(k={depth})"
-    if allocation.name != "sample" and store.people_sample_design() is not None:
-        store.clear_people_sample()  # people are no longer served it (the same spec and seed draw it again)
+    if allocation.name != "sample":  # a sample drawn before (`qrelkit sample -w`) stays while the pool does
+        from qrelkit.people_sample import keep_sample
+
+        keep_sample(store)
     store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation), "pool": strategy})
     return {"depth": depth, "human_depth": k_human, "allocation": str(allocation), "pool": strategy,
             **{k: counts[k] for k in ("pooled", "holes", "people", "llm", "judged")},

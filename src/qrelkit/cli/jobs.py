@@ -100,12 +100,18 @@ def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
     for k, v in result.merged.items():
         rows.append((f"merged.{k}", v))
     for k, v in result.evaluation.items():
-        rows.append((f"evaluation.{k}", v))
+        if k != "estimates":  # a table of its own, below
+            rows.append((f"evaluation.{k}", v))
     for k, v in (extra or {}).get("recovered", {}).items():
         rows.append((f"recovered.{k}", v))
     for k, v in rows:
         table.add_row(k, f"{v:.4f}" if isinstance(v, float) else str(v))
     console.print(table)
+    estimates = result.evaluation.get("estimates") or {}
+    if estimates.get("available"):  # the people's sample: `qrelkit estimate`'s tables
+        from qrelkit.cli.estimate import show
+
+        show(estimates)
     console.print(result.message, soft_wrap=True, highlight=False)
 
 

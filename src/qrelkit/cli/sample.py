@@ -66,8 +66,8 @@ def sample(
     console.print(f"sampled {summary['sampled']} of {universe} pairs "
                   f"({drawn.design}, seed {drawn.seed}); census: {summary['census']} pairs at probability 1"
                   + (f"; written to {out}" if out is not None else ""), highlight=False, soft_wrap=True)
-    if extra.get("next"):
-        console.print(extra["next"], highlight=False, soft_wrap=True)
+    if extra.get("message"):
+        console.print(extra["message"], highlight=False, soft_wrap=True)
 
 
 def _from_files(runs, labels, depth, size, design, seed, human_depth, run_names):
@@ -96,9 +96,9 @@ def _from_workspace(ws, size, design, seed, human_depth, method):
         counts = store.sample_counts()
         universe = len(store.cases())
     hint = (f"people's share is now {spec}: {counts.waiting} sampled pairs wait for people (`qrelkit annotate serve "
-            f"-w {ws}`); the judge labels them too (`qrelkit judge -w {ws} --share all`, or `qrelkit fill/build -w {ws} "
-            f"--people '{spec}'`, which keeps this sample), then `qrelkit estimate -w {ws}`")
-    return drawn, spec, universe, {"waiting": counts.waiting, "next": hint}
+            f"-w {ws}`); the judge labels them too (`qrelkit fill/build -w {ws}` does, and keeps the sample while the "
+            f"pool stays the same; or `qrelkit judge -w {ws} --share all`), then `qrelkit estimate -w {ws}`")
+    return drawn, spec, universe, {"waiting": counts.waiting, "message": hint}
 
 
 def _write_tsv(drawn) -> None:
