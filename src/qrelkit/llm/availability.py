@@ -176,7 +176,9 @@ class _Proxied:
         await self.http.aclose()
 
 
-async def _send(transport: Any, where: str, base: str, body: Optional[dict] = None) -> Any:
+async def _send(transport: Any, where: str, base: str, body: Optional[dict] = None, slow_ok: bool = False) -> Any:
+    """The reply, or :class:`ModelUnavailable` when nothing answers; ``slow_ok``: None on a timeout
+    (a server that listed its models is running; a chat completion may queue behind others' work)."""
     timeouts, failures = (asyncio.TimeoutError,), (OSError, EOFError)
     if isinstance(transport, _Proxied):
         import httpx
@@ -185,6 +187,8 @@ async def _send(transport: Any, where: str, base: str, body: Optional[dict] = No
     try:
         return await transport.send(where, None if body is None else json.dumps(body).encode())
     except timeouts:
+        if slow_ok:
+            return None
         raise ModelUnavailable(f"no answer from {base} within {CHECK_TIMEOUT:g} s — is the server running "
                                "and not overloaded?") from None
     except failures as e:
@@ -233,7 +237,9 @@ async def _check(transport: Any, url: str, model: str, key_set: bool, probes: tu
     chat = url + "/chat/completions"
     refused: list[str] = []
     for mode, payload in probes:
-        r = await _send(transport, chat, url, payload)
+        r = await _send(transport, chat, url, payload, slow_ok=served is not None)
+        if r is None:
+            return None  # slow but running: the run's calls find out how to ask (OpenAIBackend.complete)
         _refuse_key(r, chat, key_set)
         if r.status_code == 200:
             return mode or None
