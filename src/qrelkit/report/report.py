@@ -281,7 +281,9 @@ def build_report(inp: ReportInputs) -> dict:
                           "settings": inp.plan.get("plan", {}), "written_by": inp.plan.get("qrelkit_version")}, "")
         if inp.plan else _section(None, "no plan recorded (commands were run one by one)"),
         "qrelkit_version": inp.version or _version(),
-        "state": _section(inp.state, "no job has run in this workspace"),
+        # where the job stands (None: no fill/build ran here); not a section: a workspace made command by
+        # command has every section and no job
+        "state": inp.state,
     } | ({"rag": rag_section(inp.rag)} if inp.rag else {}) | (
         {"estimates": estimates_section(inp.estimates)} if inp.estimates is not None else {}) | (
         {"audit": audit_section(inp.audits)} if inp.audits else {})
