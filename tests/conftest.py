@@ -30,22 +30,12 @@ def _own_tests_package() -> None:
 _own_tests_package()
 
 from shared_data import shared_data_path  # noqa: E402
+from slow_tier import SLOW_MARKERS, slow_entries  # noqa: E402
 
 
 @pytest.fixture
 def shared_data():
     return shared_data_path
-
-
-SLOW_MARKERS = ("model", "browser", "realdata")  # each takes seconds a test, or more
-SLOW_LIST = Path(__file__).with_name("slow.txt")  # the files and tests measured slow, one a line
-
-
-def slow_entries() -> set[str]:
-    """The node ids in tests/slow.txt: a folder (``tests/x/``), a file (``tests/x/test_y.py``) or a
-    test in it (``tests/x/test_y.py::test_z``, every parameter of it); ``#`` starts a comment."""
-    lines = (line.split("#", 1)[0].strip() for line in SLOW_LIST.read_text().splitlines())
-    return {line for line in lines if line}
 
 
 def pytest_collection_modifyitems(config, items):

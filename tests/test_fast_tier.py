@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import slow_entries
+from slow_tier import slow_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 
