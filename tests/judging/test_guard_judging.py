@@ -143,3 +143,12 @@ def test_the_report_counts_guarded_cases_and_shows_their_reason(ws, tmp_path):
     assert files.data["escalations"]["guarded"] == 1
     assert 'id="guarded"' in html
     assert "guard: " in html
+
+
+def test_the_summary_counts_guarded_cases_among_the_escalations(ws):
+    summary = run_judging(ws, "zero-shot", make_client(Counting(), store=ws))
+    assert (summary.guarded, summary.escalations, summary.as_dict()["guarded"]) == (1, 1, 1)
+
+
+def test_without_the_guard_the_summary_counts_none(ws):
+    assert run_judging(ws, "zero-shot", make_client(Counting(), store=ws), guard=False).guarded == 0

@@ -113,6 +113,7 @@ class CaseView:
     why: str = ""  # why people are asked (why_asked)
     votes_cast: int = 0  # votes the case has
     votes_needed: int = 0  # votes it needs from distinct annotators
+    guarded: bool = False  # the guard, not a judge, sent it: its document addresses the judge
 
     @property
     def votes_line(self) -> str:
@@ -152,6 +153,7 @@ class CaseView:
             "kind": self.kind,
             "history": history_to_json(self.history) if self.history else None,
             "why": self.why,
+            "guarded": self.guarded,
             "votes": {"cast": self.votes_cast, "needed": self.votes_needed},
             "task": self.task,
             "grades": [{"grade": o.grade, "name": o.name, "definition": o.definition, "key": o.key}
@@ -387,6 +389,7 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
         task=task_for(answers, settings), query=text, title=doc.title, document=doc.text,
         answers=answers, narrative=narrative or None, history=history,
         why=why, votes_cast=len(store.votes_for(qid, docid)), votes_needed=settings.votes,
+        guarded=guarded is not None,
     )
 
 

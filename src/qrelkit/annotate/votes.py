@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from qrelkit.annotate.content import escalation_history, people_label, task_of, valid_grades
 from qrelkit.annotate.settings import AnnotateSettings
+from qrelkit.judging.guarded import guard_entry
 from qrelkit.store.waiting import PEOPLE_METHOD
 from qrelkit.types import Provenance
 
@@ -217,6 +218,9 @@ def _decide_case(store, settings, qid, docid, excluded, now) -> Optional[int]:
         "task": task,
         "votes_needed": t.votes_needed,
     }
+    guard = guard_entry(store, qid, docid) if t.kind == "escalation" else None
+    if guard is not None:  # the guard sent it: the reason and the flagged text go with the label
+        prov["guard"] = guard
     label = people_label(grade, task, settings)
     rationale = f"people: {prov['rule']} of {len(valid)} votes"
     store.record_decision(qid, docid, label, grade, rationale, Provenance(prov).to_json(), now)

@@ -91,8 +91,8 @@ def _show(result, as_json: bool, extra: Optional[dict] = None) -> None:
     for k in ("pooled", "holes", "no_text"):
         if result.pool.get(k) or k != "no_text" and k in result.pool:
             rows.append((k, result.pool[k]))
-    for k in ("cases", "judged", "relevant", "escalations", "errors", "calls", "cache_hits", "prompt_tokens",
-              "completion_tokens", "cost_usd", "seconds"):
+    for k in ("cases", "judged", "relevant", "escalations", "guarded", "errors", "calls", "cache_hits",
+              "prompt_tokens", "completion_tokens", "cost_usd", "seconds"):
         if k in result.judge:
             rows.append((f"judge.{k}", result.judge[k]))
     for k, v in result.left.items():

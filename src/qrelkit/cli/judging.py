@@ -88,6 +88,8 @@ def judge(
     table = Table(title=f"judge: {summary.method}", show_header=False)
     for k in SUMMARY_KEYS + ("task", "share", "new", "dropped", "undecided", "adjudicated", "seconds"):
         table.add_row(k, _fmt(out[k]))
+        if k == "escalations":  # of them, the documents that address the judge (docs/guard.md)
+            table.add_row("guarded", _fmt(out["guarded"]))
     if summary.narrative_calls or summary.narrative_cost:
         table.add_row("narrative_calls", _fmt(summary.narrative_calls))
         table.add_row("narrative_cost", _fmt(summary.narrative_cost))

@@ -5,7 +5,8 @@ The runner asks :func:`guard_case` about each case's document before the judge s
 whose reason starts with ``guard:`` and whose provenance carries ``guard`` =
 ``{"rule", "reason", "span"}``; it costs no call, the ``--budget`` cut never drops it (people
 must see it), and `status`, the report, `qrelkit escalations` and the people's app read it
-from that provenance (:func:`guarded_cases`, :func:`why_guarded`).
+from that provenance (:func:`guarded_cases`, :func:`why_guarded`). People's label of the case
+carries the same entry (:func:`guard_entry`), and with it ``qrelkit export``'s provenance.
 """
 from __future__ import annotations
 
@@ -39,6 +40,22 @@ def guard_of(provenance: Any) -> Optional[dict]:
     data = getattr(provenance, "data", provenance)
     entry = data.get("guard") if isinstance(data, dict) or hasattr(data, "get") else None
     return entry if isinstance(entry, dict) else None
+
+
+def guard_entry(store: "Store", qid: str, docid: str) -> Optional[dict]:
+    """The ``guard`` entry of the escalation that sent a pair to people, or None. The people's
+    label of the pair carries it in its own provenance, so an exported label says that the guard,
+    not a judge's doubt, put the case before people, and which text it flagged."""
+    from qrelkit.types import Provenance
+
+    for text in store.escalation_provenances(qid, docid):
+        try:
+            g = guard_of(Provenance.parse(text).data if text else None)
+        except (ValueError, TypeError):
+            continue  # an unreadable provenance is no guard's
+        if g is not None:
+            return {k: str(g.get(k) or "") for k in ("rule", "reason", "span")}
+    return None
 
 
 def why_guarded(provenance: Any) -> Optional[str]:

@@ -66,6 +66,7 @@ class JudgeSummary:
     calibration: dict = field(default_factory=dict, hash=False)
     narrative_calls: int = 0  # calls spent inducing narratives (part of ``calls`` unless a separate instructor)
     narrative_cost: float = 0.0
+    guarded: int = 0  # of ``escalations``: cases the guard sent to people, whose document addresses the judge
 
     @property
     def usage(self) -> Usage:
@@ -101,6 +102,7 @@ def summarise(run: "RunContext", usage: Usage, new: int, calibration: dict, lear
         dropped=n.dropped,
         undecided=n.undecided,
         adjudicated=n.adjudicated,
+        guarded=n.guarded,
         no_text=_no_text(run),
         unanswered=unanswered,
         seconds=round(seconds, 3),

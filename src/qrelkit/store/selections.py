@@ -43,6 +43,12 @@ _FOR_PEOPLE = (
     "COALESCE(json_extract(j.provenance, '$.budget.for_people'), 1) != 0)))"
 )
 
+# an escalation the guard made carries a ``guard`` object in its provenance (qrelkit.judging.guarded)
+_GUARDED = (
+    f"CASE WHEN j.status = '{ESCALATE}' AND json_valid(j.provenance) "
+    "THEN json_type(j.provenance, '$.guard') = 'object' ELSE 0 END"
+)
+
 
 @dataclass(frozen=True)
 class SelectionCounts:
@@ -55,6 +61,7 @@ class SelectionCounts:
     dropped: int = 0
     undecided: int = 0  # escalations the budget kept from people
     adjudicated: int = 0
+    guarded: int = 0  # escalations the guard made (part of ``escalations``; qrelkit.judging.guarded)
 
 
 class Selection:
@@ -106,7 +113,7 @@ class Selection:
             f"SELECT COUNT(j.label), COALESCE(SUM(j.label = 1), 0), COALESCE(SUM({_FOR_PEOPLE}), 0), "
             f"COALESCE(SUM(j.status = '{ERROR}'), 0), COALESCE(SUM(j.status = '{DROPPED}'), 0), "
             f"COALESCE(SUM(j.status = '{ESCALATE}' AND NOT {_FOR_PEOPLE}), 0), "
-            f"COALESCE(SUM(j.status = '{ADJUDICATED}'), 0) "
+            f"COALESCE(SUM(j.status = '{ADJUDICATED}'), 0), COALESCE(SUM({_GUARDED}), 0) "
             f"FROM temp.{self.table} s JOIN judgments j ON j.qid=s.qid AND j.docid=s.docid "
             "AND j.method=? AND j.model=?",
             (method, model),
