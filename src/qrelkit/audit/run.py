@@ -11,9 +11,8 @@ part of the selection, their labels are never shown to a learning judge
 is probed with. A probe of a pooled pair is pooled as its pair is (same runs, same rank), so the
 ``pool`` signal does not tell the two apart.
 
-The guard (issue 44, point 1) is off for an audit: the audit measures the judge alone, and a
-guarded probe would never reach it. :attr:`AuditRequest.guard` is the switch the judging job will
-be given once the pipeline has a guard; until then asking for it is refused.
+The guard (qrelkit.judging.guard) is off for an audit: the audit measures the judge alone, and a
+guarded probe would never reach it. :attr:`AuditRequest.guard` is the judging job's switch.
 """
 from __future__ import annotations
 
@@ -128,14 +127,13 @@ def stage(scratch_store: Store, built: list[P.Probe], drawn: P.Drawn) -> tuple[l
 
 
 def _job(req: AuditRequest, cases: list[Case]):
-    """The judging job of the audit. The guard's switch goes here once the pipeline has one
-    (``guard="off"`` unless ``req.guard``); until then there is nothing to switch off."""
+    """The judging job of the audit, with the guard off unless ``req.guard``: an audit measures
+    the judge alone, and a guarded probe (the injection above all) would never reach it."""
     from qrelkit.judging import JudgingJob
 
-    if req.guard:
-        raise UsageError("this qrelkit judges without a guard; an audit measures the judge with it off")
     return JudgingJob(method=req.method, model=req.model, share="judged", concurrency=req.concurrency,
-                      threshold=req.threshold, max_attempts=req.max_attempts, cases=tuple(cases))
+                      threshold=req.threshold, max_attempts=req.max_attempts, cases=tuple(cases),
+                      guard=req.guard)
 
 
 async def aaudit(store: Store, req: AuditRequest, progress: Optional[Callable] = None) -> Audit:
