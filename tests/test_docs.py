@@ -269,7 +269,7 @@ def test_the_plan_page_has_one_row_per_plan_key_of_the_option_table():
             assert f"| `{o.name}` | {o.type_name}" in page
         else:
             assert f"| `{o.name}` |" not in page  # an option with no plan section is not a plan key
-    assert "| `depth` | int (≥ 1) | `10` | `--depth` (build, fill) |" in page
+    assert "| `depth` | int (≥ 1, ≤ 1000000) | `10` | `--depth` (build, fill) |" in page
 
 
 def test_the_site_builds_with_no_warning(tmp_path):
