@@ -98,6 +98,33 @@ def labels_only_tau(runs, universe, labels, measures, true) -> dict[str, float]:
     return {k.key: float(kendalltau(exact_scores(frame, k, grades), true[k.key])[0]) for k in parse_measures(measures, 2)}
 
 
+def favoured(runs, nist, draws: int, copies: int = 10) -> None:
+    """Issue 44 point 3: add ``copies`` official runs re-ranked by the Llama-3.3-70B labels (judge's grade
+    first, the run's order within a grade) and count the flagged copies and originals per draw."""
+    from qrelkit.data.qrels import load_qrels
+    from qrelkit.estimate import draw_sample, estimate_runs, universe_of
+    from qrelkit.estimate.favoured import judge_favoured
+
+    labels = dict(load_qrels(DATA / "llm-qrels" / f"{LABELS[0]}.qrel").pairs)
+    originals = sorted(runs)
+    extended = dict(runs)
+    for name in originals[:copies]:
+        extended[f"{name}+judge"] = {q: sorted(ds, key=lambda d: -labels.get((q, d), -1))
+                                     for q, ds in runs[name].items()}
+    universe = universe_of(nist, extended, 10)
+    for measure in ("P@10", "nDCG@10"):
+        flagged_copies, flagged_originals = [], []
+        for seed in range(draws):
+            sample = draw_sample(universe, size=926, design="weighted", seed=seed, runs=extended, depth=10)
+            people = {(p.qid, p.docid): nist.get((p.qid, p.docid), 0) for p in sample.pairs}
+            est = estimate_runs(extended, labels, people, sample, [measure], seed=seed, threshold=2)
+            flags = {f.run: f.flagged for f in judge_favoured(est, measure)}
+            flagged_copies.append(sum(flags[r] for r in extended if r.endswith("+judge")))
+            flagged_originals.append(sum(flags[r] for r in originals))
+        print(f"favoured | {measure} | copies flagged (of {copies}) per draw {flagged_copies} | "
+              f"originals flagged (of {len(originals)}) per draw {flagged_originals}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--draws", type=int, default=200)
@@ -106,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budgets", nargs="+", type=float, default=[5, 10, 20], help="percent of the NIST pairs")
     ap.add_argument("--measures", nargs="+", default=["P@10", "nDCG@10"])
     ap.add_argument("--out", type=Path, help="write the results as JSON too")
+    ap.add_argument("--favoured", action="store_true", help="measure the judge-favoured check instead (issue 44)")
     args = ap.parse_args(argv)
     if not DATA.exists():
         print(f"needs {DATA} (TREC DL 2019 in ../shared/data)", file=sys.stderr)
@@ -113,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     from qrelkit.data.qrels import load_qrels
 
     runs, nist, universe = load()
+    if args.favoured:
+        favoured(runs, nist, args.draws)
+        return 0
     true = truth(runs, nist, universe, args.measures)
     results = []
     print("labels | design | budget | measure | coverage | width | vs people | people coverage | tau | labels-only tau"

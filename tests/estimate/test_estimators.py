@@ -114,3 +114,26 @@ def test_too_few_peoples_labels_in_a_topic_are_refused():
     people = {p: g for p, g in PEOPLE.items() if p[0] != "q3"}
     with pytest.raises(EstimateError, match="too few people's labels in topic q3"):
         estimate(people=people)
+
+
+@pytest.fixture(scope="module")
+def favoured():
+    """A judge with systematic false positives (grade 3 for a fifth of the irrelevant pairs): a copy of a
+    run re-ranked by it fills its top 10 with them, which its labels-only score rewards."""
+    from qrelkit.estimate.favoured import judge_favoured
+
+    rng = np.random.default_rng(5)
+    judge = {p: (3 if TRUTH[p] < 2 and rng.random() < 0.2 else TRUTH[p]) for p in UNIVERSE}
+    runs = {**RUNS, "copy": {q: sorted(ds, key=lambda d: -judge[(q, d)]) for q, ds in RUNS["run2"].items()}}
+    sample = draw_sample(UNIVERSE, size=200, runs=runs, seed=1)
+    people = {(p.qid, p.docid): TRUTH[(p.qid, p.docid)] for p in sample.pairs}
+    est = estimate_runs(runs, judge, people, sample, ["P@10"], threshold=2)
+    return {f.run: f for f in judge_favoured(est, "P@10")}
+
+
+def test_a_run_reranked_by_the_judge_is_flagged_as_favoured(favoured):
+    assert favoured["copy"].flagged
+
+
+def test_a_run_reranked_by_the_judge_is_the_most_favoured(favoured):
+    assert max(favoured.values(), key=lambda f: f.favour).run == "copy"
