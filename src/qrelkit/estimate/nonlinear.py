@@ -15,7 +15,7 @@ so that lambda can be tuned per run, and per pair of runs for differences).
 The denominator's counts (nDCG's ideal DCG: how many pairs reach each grade; R@k's relevant pairs) come
 from the people's labels alone (Horvitz–Thompson, census exact), never from the top k of pseudo-labels,
 which biases the ideal upward. Measured on DL 2019 with the Llama-3.3-70B labels (926 labels, weighted
-design, 30 draws; ``/tmp``-free: benchmarks/estimates.py reproduces the final figures):
+design, 30 draws; benchmarks/estimates.py reproduces the final figures):
 
 - the judge does not help here: its predictions of which deep pairs are grade 3 are poor, power tuning
   gave the counts lambda 0.1-0.2, and a lambda of 1 left the bias below unchanged;
