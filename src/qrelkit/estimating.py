@@ -12,6 +12,8 @@ The estimators are :mod:`qrelkit.estimate`'s; this module only decides what they
 """
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -121,7 +123,8 @@ def estimate_workspace(store: "Store", method: Optional[str] = None, model: Opti
     runs, labels, people, sample = workspace_inputs(store, method, model, measures)
     universe = [(c.qid, c.docid) for c in store.cases()]  # the pool the sample was drawn from
     try:
-        return estimate_runs(runs, labels, people, sample, list(measures), alpha=alpha, seed=seed, universe=universe)
+        return estimate_runs(runs, labels, people, dataclasses.replace(sample, universe=frozenset(universe)),
+                             list(measures), alpha=alpha, seed=seed)
     except EstimateError as e:
         waiting = store.sample_counts().waiting
         if not waiting:
