@@ -2,16 +2,16 @@
 probability sample (prediction-powered inference). See docs/estimates.md.
 
 Public API (stable): :class:`SampledPair`, :class:`Sample`, :func:`draw_sample`, :data:`DESIGNS`,
-:func:`universe_of` (design); :func:`write_sample`, :func:`read_sample` (the sample file);
+:func:`universe_of`, :func:`rankings` (design); :func:`write_sample`, :func:`read_sample` (the sample file);
 :func:`estimate_runs`, :class:`Estimates` (estimators); :class:`EstimateError` (refusals).
 """
-from qrelkit.estimate.design import DESIGNS, Sample, SampledPair, draw_sample, universe_of
+from qrelkit.estimate.design import DESIGNS, Sample, SampledPair, draw_sample, rankings, universe_of
 from qrelkit.estimate.errors import EstimateError
 from qrelkit.estimate.estimators import EstimateRow, Estimates, Interval, estimate_runs
 from qrelkit.estimate.sample_file import read_sample, write_sample
 
 __all__ = ["DESIGNS", "EstimateError", "EstimateRow", "Estimates", "Interval", "Sample", "SampledPair",
-           "draw_sample", "estimate_runs", "read_sample", "universe_of", "write_sample"]
+           "draw_sample", "estimate_runs", "rankings", "read_sample", "universe_of", "write_sample"]
 
 # ``qrelkit.estimate(...)`` is also the notebook function (qrelkit.api.estimate): see qrelkit._callable
 import sys as _sys  # noqa: E402

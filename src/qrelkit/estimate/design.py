@@ -23,7 +23,7 @@ Contract (stable; the sample command, the workspace allocation and the estimator
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
@@ -117,6 +117,12 @@ def _active(d: DesignInput) -> np.ndarray:
     spread = np.maximum(np.sqrt(np.clip(p * (1 - p), 0.0, 0.25)), UNCERTAINTY_FLOOR)
     base = _weighted(d) if d.runs is not None else np.ones(len(d.pairs))
     return base * spread
+
+
+def rankings(runs: Iterable) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Reader runs (:class:`qrelkit.data.runs.Run`, already in trec_eval order) as the plain mapping
+    the designs and estimators take: ``{run name: {qid: docids}}``."""
+    return {r.name: {q: tuple(e.docid for e in entries) for q, entries in r.by_topic.items()} for r in runs}
 
 
 def universe_of(labelled: Iterable[Pair], runs: Optional[Runs] = None, depth: Optional[int] = None) -> tuple[Pair, ...]:

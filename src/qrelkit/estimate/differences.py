@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qrelkit.estimate.nonlinear import Fitted
-from qrelkit.estimate.ppi import LabelledDesign, power_tune, variance
+from qrelkit.estimate.ppi import LabelledDesign, half_width, power_tune
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def pair_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def estimate_differences(fitted: Fitted, names: Sequence[str], design: LabelledDesign, own_lam: np.ndarray,
-                         z: float) -> tuple[Difference, ...]:
+                         alpha: float) -> tuple[Difference, ...]:
     """Every pair of runs (in input order, a before b) on one measure."""
     a, b = pair_rows(len(names))
     if not len(a):
@@ -57,7 +57,7 @@ def estimate_differences(fitted: Fitted, names: Sequence[str], design: LabelledD
     dy, df = zy[a] - zy[b], zf[a] - zf[b]
     lam = power_tune(design, dy, df)
     est = fitted.value(a, lam) - fitted.value(b, lam)
-    half = z * np.sqrt(variance(design, dy, df, lam))
+    half = half_width(design, dy, df, lam, alpha)
     return tuple(Difference(names[i], names[j], fitted.kind.key, float(e), float(e - h), float(e + h))
                  for i, j, e, h in zip(a, b, est, half))
 

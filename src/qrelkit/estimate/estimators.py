@@ -30,19 +30,19 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-from scipy.stats import norm
 
 from qrelkit.estimate import calibration
 from qrelkit.estimate.calibration import CalibrationRow
-from qrelkit.estimate.design import Sample, universe_of
+from qrelkit.estimate.design import Sample, top_counts, universe_of
 from qrelkit.estimate.differences import Difference, estimate_differences, exact_differences, tied_groups
 from qrelkit.estimate.errors import EstimateError
 from qrelkit.estimate.frame import Frame, exact_scores
 from qrelkit.estimate.measures import MeasureKind, judged_share, parse_measures
 from qrelkit.estimate.nonlinear import Inputs, fit_measure
-from qrelkit.estimate.ppi import LabelledDesign, labelled_design, power_tune, variance
-from qrelkit.estimate.strata import stratum_sizes, strata_of
+from qrelkit.estimate.ppi import LabelledDesign, half_width, labelled_design, power_tune
+from qrelkit.estimate.strata import strata_of, stratum_sizes
 
+RANKED_BY = (1, 3, 10)  # bucket edges of the number of runs ranking a pair in their top k
 Pair = tuple[str, str]
 Runs = Mapping[str, Mapping[str, Sequence[str]]]
 
@@ -120,13 +120,12 @@ def estimate_runs(runs: Runs, labels: Mapping[Pair, int], people: Mapping[Pair, 
         universe = universe_of([*labels, *sample.census, *sample.pair_set()], runs, sample.depth)
     frame = Frame.build(list(universe), runs)
     design, inputs, unlabelled, census_missing = _prepare(frame, labels, people, sample, seed)
-    z = float(norm.ppf(1 - alpha / 2))
     rows: list[EstimateRow] = []
     diffs: list[Difference] = []
     tied = []
     judge = np.array([labels.get(p, 0) for p in frame.pairs])
     for kind in kinds:
-        m_rows, m_diffs = _one_measure(frame, kind, inputs, judge, z, set(labels))
+        m_rows, m_diffs = _one_measure(frame, kind, inputs, judge, alpha, set(labels))
         rows += m_rows
         diffs += m_diffs
         tied.append((kind.key, tied_groups(frame.names, [r.estimate for r in m_rows], m_diffs)))
@@ -135,7 +134,7 @@ def estimate_runs(runs: Runs, labels: Mapping[Pair, int], people: Mapping[Pair, 
                      len(frame.pairs), len(frame.topics), alpha, thr, sample.design)
 
 
-def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndarray, z: float,
+def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndarray, alpha: float,
                  judged: set) -> tuple[list[EstimateRow], tuple[Difference, ...]]:
     names = frame.names
     if kind.label == "judged":
@@ -150,16 +149,16 @@ def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndar
     lam = power_tune(inputs.design, zy, zf)
     est = fitted.value(every, lam)
     zy, zf = fitted.influence(every, lam)
-    half = z * np.sqrt(variance(inputs.design, zy, zf, lam))
+    half = half_width(inputs.design, zy, zf, lam, alpha)
     zero = np.zeros(len(names))
     people = fitted.value(every, zero)
     py, pf = fitted.influence(every, zero)
-    p_half = z * np.sqrt(variance(inputs.design, py, pf, zero))
+    p_half = half_width(inputs.design, py, pf, zero, alpha)
     labels_only = exact_scores(frame, kind, judge)
     rows = [EstimateRow(n, kind.key, float(e), float(e - h), float(e + h), float(lo),
                         Interval(float(p), float(p - ph), float(p + ph)), float(lm))
-            for n, e, h, lo, p, ph, lm in zip(names, est, half, labels_only, people, p_half, lam)]
-    return rows, estimate_differences(fitted, names, inputs.design, lam, z)
+            for n, e, h, lo, p, ph, lm in zip(names, est, half, labels_only, people, p_half, lam[:, 0])]
+    return rows, estimate_differences(fitted, names, inputs.design, lam, alpha)
 
 
 def _prepare(frame: Frame, labels: Mapping[Pair, int], people: Mapping[Pair, int], sample: Sample,
@@ -175,9 +174,9 @@ def _prepare(frame: Frame, labels: Mapping[Pair, int], people: Mapping[Pair, int
     design = labelled_design(strata, frame.index, people)
     census_known = [p for p in sorted(sample.census) if p in people]
     values = np.array(sorted({0, *(int(g) for g in design.grade), *(people[p] for p in census_known)}))
-    keys, grades = _judge_keys(frame, labels)
-    shape = (len(frame.topics), len(grades), len(values))
-    every, own = calibration.cross_fit(keys, frame.topic, design.index, np.searchsorted(values, design.grade),
+    classes, n_classes = _judge_classes(frame, labels, sample.depth or 10)
+    shape = (len(frame.topics), n_classes, len(values))
+    every, own = calibration.cross_fit(classes, frame.topic, design.index, np.searchsorted(values, design.grade),
                                        design.stratum, shape, seed)
     exact = np.zeros(len(frame.pairs), dtype=bool)
     for p in census_known:
@@ -211,6 +210,15 @@ def _judge_keys(frame: Frame, labels: Mapping[Pair, int]) -> tuple[np.ndarray, l
         grades.append(None)
     where = {g: k for k, g in enumerate(grades)}
     return np.array([where[labels.get(p)] for p in frame.pairs], dtype=int), grades
+
+
+def _judge_classes(frame: Frame, labels: Mapping[Pair, int], depth: int) -> tuple[np.ndarray, int]:
+    """The calibration model's judge class per pair: the judge's grade (or none) crossed with how many
+    runs rank the pair in their top ``depth`` (0, 1-2, 3-9, 10 or more): a pair many systems retrieve is
+    more often relevant than one with the same grade that none retrieves."""
+    keys, grades = _judge_keys(frame, labels)
+    bucket = np.searchsorted(np.array(RANKED_BY), top_counts(frame.pairs, frame.runs, depth), side="right")
+    return keys * (len(RANKED_BY) + 1) + bucket, len(grades) * (len(RANKED_BY) + 1)
 
 
 def _calibration(frame: Frame, labels: Mapping[Pair, int], design: LabelledDesign, thr: int) -> tuple[CalibrationRow, ...]:

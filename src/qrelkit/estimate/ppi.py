@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
+from scipy.stats import t as t_dist
 
 from qrelkit.estimate.errors import EstimateError
 from qrelkit.estimate.strata import Stratum, size_problem
@@ -50,17 +51,29 @@ class LabelledDesign:
     group: np.ndarray
     factor: np.ndarray  # per variance group: (1 - n/N) n/(n - 1), 0 where n < 2
 
-    def cov(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Estimated covariance of the HT totals ``sum_S w x`` and ``sum_S w y`` for each row of x, y."""
+    def _centred(self, x: np.ndarray) -> np.ndarray:
         ind = sparse.csr_matrix((np.ones(len(self.group)), (np.arange(len(self.group)), self.group)))
         counts = np.asarray(ind.sum(axis=0)).ravel()
-        ux, uy = np.atleast_2d(x) * self.weight, np.atleast_2d(y) * self.weight
-        cx = ux - (ux @ ind / counts)[:, self.group]
-        cy = uy - (uy @ ind / counts)[:, self.group]
-        return (cx * cy) @ self.factor[self.group]
+        u = np.atleast_2d(x) * self.weight
+        return u - (u @ ind / counts)[:, self.group]
+
+    def cov(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Estimated covariance of the HT totals ``sum_S w x`` and ``sum_S w y`` for each row of x, y."""
+        return (self._centred(x) * self._centred(y)) @ self.factor[self.group]
 
     def var(self, x: np.ndarray) -> np.ndarray:
         return self.cov(x, x)
+
+    def degrees(self, x: np.ndarray) -> np.ndarray:
+        """Satterthwaite's degrees of freedom of the variance estimate of each row: few labels per
+        stratum make the estimated variance itself noisy, and a t quantile accounts for that."""
+        c = self._centred(x)
+        parts = sparse.csr_matrix((np.ones(len(self.group)), (np.arange(len(self.group)), self.group)))
+        per_group = ((c * c) @ parts) * self.factor  # [row, group]
+        n = np.asarray(parts.sum(axis=0)).ravel()
+        denom = (per_group**2 / np.maximum(n - 1, 1)).sum(axis=1)
+        total = per_group.sum(axis=1)
+        return np.where(denom > 0, total**2 / np.where(denom > 0, denom, 1.0), np.inf)
 
 
 def labelled_design(strata: Sequence[Stratum], index: Mapping[Pair, int], people: Mapping[Pair, int]) -> LabelledDesign:
@@ -99,12 +112,36 @@ def labelled_design(strata: Sequence[Stratum], index: Mapping[Pair, int], people
 
 
 def power_tune(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray) -> np.ndarray:
-    """PPI++'s lambda per row: Cov(Y, F) / Var(F), clipped to [0, 1] (0 where F does not vary)."""
-    vf = design.var(zf)
-    c = design.cov(zy, zf)
-    return np.clip(np.where(vf > 1e-18, c / np.where(vf > 1e-18, vf, 1.0), 0.0), 0.0, 1.0)
+    """PPI++'s lambdas per row, ``[row, component]``: the least-squares coefficients of the HT sum of
+    zy on those of the prediction components ``zf[k]`` (``zf`` is ``[row, pair]`` for one component, or
+    ``[component, row, pair]``), each clipped to [0, 1]."""
+    zf = zf if zf.ndim == 3 else zf[None]
+    k = zf.shape[0]
+    sff = np.empty((zy.shape[0], k, k))
+    sfy = np.empty((zy.shape[0], k))
+    for i in range(k):
+        sfy[:, i] = design.cov(zy, zf[i])
+        for j in range(i, k):
+            sff[:, i, j] = sff[:, j, i] = design.cov(zf[i], zf[j])
+    ridge = 1e-9 * np.maximum(np.trace(sff, axis1=1, axis2=2), 1e-30)
+    lam = np.linalg.solve(sff + ridge[:, None, None] * np.eye(k), sfy[..., None])[..., 0]
+    return np.clip(lam, 0.0, 1.0)
+
+
+def combined(zy: np.ndarray, zf: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """``zy - sum_k lam_k zf_k`` per row."""
+    zf = zf if zf.ndim == 3 else zf[None]
+    return zy - np.einsum("rk,krn->rn", np.atleast_2d(lam).reshape(zy.shape[0], -1), zf)
 
 
 def variance(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """Estimated variance of the HT sum of ``zy - lam zf`` per row."""
-    return np.maximum(design.var(zy - lam[:, None] * zf), 0.0)
+    return np.maximum(design.var(combined(zy, zf, lam)), 0.0)
+
+
+def half_width(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray, lam: np.ndarray, alpha: float) -> np.ndarray:
+    """Half the width of the (1 - alpha) interval: a t quantile with Satterthwaite's degrees of freedom
+    times the design standard error."""
+    z = combined(zy, zf, lam)
+    df = np.maximum(design.degrees(z), 1.0)
+    return t_dist.ppf(1 - alpha / 2, df) * np.sqrt(np.maximum(design.var(z), 0.0))
