@@ -68,7 +68,7 @@ def one_cell(runs, nist, universe, labels, design, size, draws, measures, true) 
     for seed in range(draws):
         sample = draw_sample(universe, size=size, design=design, seed=seed, runs=runs, depth=10)
         people = {(p.qid, p.docid): nist.get((p.qid, p.docid), 0) for p in sample.pairs}
-        est = estimate_runs(runs, labels, people, sample, measures, seed=seed, universe=universe, threshold=2)
+        est = estimate_runs(runs, labels, people, sample, measures, seed=seed, threshold=2)
         for m in measures:
             rows = [r for r in est.rows if r.measure == m]
             t, a = true[m], acc[m]

@@ -32,7 +32,7 @@ def simulate(measure: str, design: str, size: int = 120):
     for seed in range(DRAWS):
         sample = draw_sample(UNIVERSE, size=size, design=design, runs=RUNS, seed=seed, depth=10)
         people = {(p.qid, p.docid): TRUTH[(p.qid, p.docid)] for p in sample.pairs}
-        est = estimate_runs(RUNS, JUDGE, people, sample, [measure], seed=seed, universe=UNIVERSE, threshold=2)
+        est = estimate_runs(RUNS, JUDGE, people, sample, [measure], seed=seed, threshold=2)
         cover += [r.low <= t <= r.high for r, t in zip(est.rows, true)]
         people_cover += [r.people_only.low <= t <= r.people_only.high for r, t in zip(est.rows, true)]
         width += [r.high - r.low for r in est.rows]

@@ -19,7 +19,7 @@ PEOPLE = {(p.qid, p.docid): TRUTH[(p.qid, p.docid)] for p in SAMPLE.pairs}
 
 
 def estimate(sample=SAMPLE, people=PEOPLE, measures=("P@10",), **kwargs):
-    return estimate_runs(RUNS, JUDGE, people, sample, list(measures), universe=UNIVERSE, threshold=2, **kwargs)
+    return estimate_runs(RUNS, JUDGE, people, sample, list(measures), threshold=2, **kwargs)
 
 
 @pytest.mark.parametrize("measure", ["P@10", "P(rel=1)@5", "nDCG@10", "nDCG@5", "R@20"])
@@ -90,7 +90,12 @@ def test_a_measure_without_an_estimator_is_refused(measure):
 
 def test_a_sample_from_another_universe_is_refused():
     with pytest.raises(EstimateError, match="do not match the universe"):
-        estimate_runs(RUNS, JUDGE, PEOPLE, SAMPLE, ["P@10"], universe=[*UNIVERSE, ("q0", "extra")])
+        estimate(sample=dataclasses.replace(SAMPLE, universe=frozenset([*UNIVERSE, ("q0", "extra")])))
+
+
+def test_a_sample_read_from_a_file_rebuilds_its_universe_from_labels_and_runs():
+    rebuilt = estimate(sample=dataclasses.replace(SAMPLE, universe=None))
+    assert [r.estimate for r in rebuilt.rows] == [r.estimate for r in estimate().rows]
 
 
 def test_a_sample_pair_outside_the_universe_is_refused():

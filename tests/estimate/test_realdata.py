@@ -33,7 +33,7 @@ def outcome():
     for seed in (0, 1):
         sample = draw_sample(universe, size=926, design="weighted", runs=runs, seed=seed, depth=10)
         people = {(p.qid, p.docid): nist.get((p.qid, p.docid), 0) for p in sample.pairs}
-        results.append(estimate_runs(runs, llm, people, sample, ["P@10"], seed=seed, universe=universe))
+        results.append(estimate_runs(runs, llm, people, sample, ["P@10"], seed=seed))
     return true, results
 
 

@@ -11,7 +11,9 @@ Contract (stable; the sample command, the workspace allocation and the estimator
 - :class:`Sample`: the drawn pairs (no pair twice), the design's name, the seed, the census (pairs people
   judge by another design, e.g. the hybrid pool's top 3: probability 1, exact, not sample members) and
   ``depth``, the runs' cut-off the universe and the weights were built with (None: the universe is the
-  labelled pairs only).
+  labelled pairs only); ``universe``, the pairs it was drawn from, census included (set by
+  :func:`draw_sample`, not written to the sample file, not compared; None: the estimator rebuilds it from
+  the labels, the runs and ``depth``).
 - :func:`draw_sample` ``(universe, *, size, design, seed, runs, judge_probability, census, depth)``:
   exactly ``size`` pairs from ``universe`` minus ``census``; the same inputs and seed give the same sample.
 - Designs, by name in :data:`DESIGNS` (a weight per pair; strata and allocation follow the weights):
@@ -23,7 +25,7 @@ Contract (stable; the sample command, the workspace allocation and the estimator
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
@@ -56,6 +58,7 @@ class Sample:
     seed: int
     census: frozenset[Pair] = frozenset()
     depth: Optional[int] = None
+    universe: Optional[frozenset[Pair]] = field(default=None, compare=False, repr=False)
 
     def pair_set(self) -> frozenset[Pair]:
         return frozenset((p.qid, p.docid) for p in self.pairs)
@@ -156,7 +159,8 @@ def draw_sample(universe: Sequence[Pair], *, size: int, design: str = "weighted"
         take = rng.choice(len(members), size=n, replace=False)
         drawn.extend(SampledPair(*members[j], n / len(members)) for j in sorted(take))
     drawn.sort(key=lambda p: (p.qid, p.docid))
-    return Sample(tuple(drawn), design, seed, census_set, depth if runs is not None else None)
+    return Sample(tuple(drawn), design, seed, census_set, depth if runs is not None else None,
+                  frozenset(universe))
 
 
 def _allocate(pairs: Sequence[Pair], weights: np.ndarray, size: int) -> list[tuple[np.ndarray, int]]:

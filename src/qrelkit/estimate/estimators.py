@@ -14,8 +14,10 @@ universe=None) -> Estimates``
   ``Judged@10``; a comma list is split);
 - ``threshold``: the grade from which a pair is relevant for binary measures; None is ``auto``: 2 when
   any label is above 1 (TREC DL), else 1;
-- ``universe``: the pairs the sample was drawn from; None rebuilds it as the labelled pairs plus the runs'
-  top ``sample.depth`` (:func:`~qrelkit.estimate.design.universe_of`), as ``qrelkit sample`` built it.
+- the universe (the pairs the sample was drawn from) is ``sample.universe`` when set (a sample from
+  :func:`~qrelkit.estimate.design.draw_sample`, or ``dataclasses.replace(sample, universe=pool)``), else
+  the labelled pairs plus the runs' top ``sample.depth`` (:func:`~qrelkit.estimate.design.universe_of`),
+  as ``qrelkit sample`` builds it from files.
 
 Refusals (:class:`~qrelkit.estimate.errors.EstimateError`, exit 2): a sample pair outside the universe,
 probabilities that do not add up to the universe's size per topic (the sample was drawn from something
@@ -25,7 +27,7 @@ until they are labelled, the estimate treats them as missing at random within th
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional
 
@@ -108,14 +110,15 @@ class Estimates:
 
 
 def estimate_runs(runs: Runs, labels: Mapping[Pair, int], people: Mapping[Pair, int], sample: Sample,
-                  measures: Sequence[str], *, alpha: float = 0.05, seed: int = 0, threshold: Optional[int] = None,
-                  universe: Optional[Iterable[Pair]] = None) -> Estimates:
+                  measures: Sequence[str], *, alpha: float = 0.05, seed: int = 0,
+                  threshold: Optional[int] = None) -> Estimates:
     if not 0 < alpha < 1:
         raise EstimateError(f"alpha {alpha} must be between 0 and 1")
     if not runs:
         raise EstimateError("no runs to estimate")
     thr = threshold if threshold is not None else (2 if max([*labels.values(), *people.values(), 0]) > 1 else 1)
     kinds = parse_measures(measures, thr)
+    universe = sample.universe
     if universe is None:
         universe = universe_of([*labels, *sample.census, *sample.pair_set()], runs, sample.depth)
     frame = Frame.build(list(universe), runs)
