@@ -12,8 +12,6 @@ The estimators are :mod:`qrelkit.estimate`'s; this module only decides what they
 """
 from __future__ import annotations
 
-import dataclasses
-
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -67,7 +65,8 @@ def stored_sample(store: "Store") -> "Sample":
     rows = store.people_sample()
     return Sample(tuple(SampledPair(r.qid, r.docid, r.probability) for r in rows if not r.census),
                   design.get("design", "unknown"), int(design.get("seed") or 0),
-                  frozenset((r.qid, r.docid) for r in rows if r.census), design.get("depth"))
+                  frozenset((r.qid, r.docid) for r in rows if r.census), design.get("depth"),
+                  universe=frozenset(pool))  # the pool it was drawn from
 
 
 def judge_method(store: "Store", method: Optional[str]) -> tuple[str, Optional[str]]:
@@ -121,10 +120,8 @@ def estimate_workspace(store: "Store", method: Optional[str] = None, model: Opti
     from qrelkit.estimate.estimators import estimate_runs
 
     runs, labels, people, sample = workspace_inputs(store, method, model, measures)
-    universe = [(c.qid, c.docid) for c in store.cases()]  # the pool the sample was drawn from
     try:
-        return estimate_runs(runs, labels, people, dataclasses.replace(sample, universe=frozenset(universe)),
-                             list(measures), alpha=alpha, seed=seed)
+        return estimate_runs(runs, labels, people, sample, list(measures), alpha=alpha, seed=seed)
     except EstimateError as e:
         waiting = store.sample_counts().waiting
         if not waiting:
