@@ -165,8 +165,9 @@ def _prefilter() -> Callable[[str], bool]:
 def _trigger_finder() -> Callable[[str], list[int]]:
     """Where in a folded text the words the prefilter looks for are: the Latin-script tokens that
     start like a label, override or instruction word, and (in text with other scripts) every
-    match of those vocabularies. A hit of any rule contains one of them."""
-    starts = prefixes(LABELS) + prefixes(OVERRIDES) + prefixes(INSTRUCTIONS)
+    match of those vocabularies. A hit of a ``local`` rule holds one of them."""
+    # "point": a label such as "maximum points" (guard_patterns._GRADES) holds no other trigger word
+    starts = prefixes(LABELS) + prefixes(OVERRIDES) + prefixes(INSTRUCTIONS) + ("point",)
     other = re.compile(_folded("|".join("@" + n for n in LABELS + OVERRIDES + INSTRUCTIONS)))
 
     def triggers(text: str) -> list[int]:
@@ -178,10 +179,12 @@ def _trigger_finder() -> Callable[[str], list[int]]:
     return triggers
 
 
-# A long text is checked in windows around its trigger words (:func:`_pieces`): a rule's hit (its
-# match, the ``near`` parts and cues within ``window`` <= 160 characters either side) spans a few
-# hundred characters and holds a trigger word, so RADIUS characters either side of every trigger
-# cover every hit, and the costly rules skip the rest of a 200,000-character page.
+# A long text is checked in windows around its trigger words (:func:`_pieces`) by the ``local``
+# rules, whose hits hold a trigger word: a hit (the match, its ``near`` parts and cues within
+# ``window`` <= 160 characters either side) spans a few hundred characters, so RADIUS characters
+# either side of every trigger cover every hit, and the costly rules (a form of address, a label
+# in a sentence said to the judge) skip the rest of a 200,000-character page. The other rules,
+# cheap ones, read the whole text as before.
 RADIUS = 1000
 LONG = 4 * RADIUS  # shorter texts are checked whole (every DL 2019 passage, most web passages)
 
@@ -257,7 +260,7 @@ def check(text: str, title: Optional[str] = None) -> GuardVerdict:
             continue
         pieces = _pieces(view, triggers)
         for c in rules:
-            for piece in pieces:
+            for piece in pieces if c.rule.local else (view,):
                 at = _hit(c, piece)
                 if at is not None:
                     return GuardVerdict(True, c.rule.reason, _original_span(full, piece[at[0]:at[1]]), c.rule.name)
