@@ -162,12 +162,54 @@ def _prefilter() -> Callable[[str], bool]:
     return may_flag
 
 
+def _trigger_finder() -> Callable[[str], list[int]]:
+    """Where in a folded text the words the prefilter looks for are: the Latin-script tokens that
+    start like a label, override or instruction word, and (in text with other scripts) every
+    match of those vocabularies. A hit of a ``local`` rule holds one of them."""
+    # "point": a label such as "maximum points" (guard_patterns._GRADES) holds no other trigger word
+    starts = prefixes(LABELS) + prefixes(OVERRIDES) + prefixes(INSTRUCTIONS) + ("point",)
+    other = re.compile(_folded("|".join("@" + n for n in LABELS + OVERRIDES + INSTRUCTIONS)))
+
+    def triggers(text: str) -> list[int]:
+        at = [m.start() for m in _TOKEN.finditer(text) if m.group(0).startswith(starts)]
+        if not text.isascii() and _OTHER_SCRIPT.search(text):
+            at += [m.start() for m in other.finditer(text)]
+        return sorted(at)
+
+    return triggers
+
+
+# A long text is checked in windows around its trigger words (:func:`_pieces`) by the ``local``
+# rules, whose hits hold a trigger word: a hit (the match, its ``near`` parts and cues within
+# ``window`` <= 160 characters either side) spans a few hundred characters, so RADIUS characters
+# either side of every trigger cover every hit, and the costly rules (a form of address, a label
+# in a sentence said to the judge) skip the rest of a 200,000-character page. The other rules,
+# cheap ones, read the whole text as before.
+RADIUS = 1000
+LONG = 4 * RADIUS  # shorter texts are checked whole (every DL 2019 passage, most web passages)
+
+
+def _pieces(view: str, triggers: Callable[[str], list[int]]) -> list[str]:
+    """The stretches of a folded text the rules run on, in order: the whole of a short text; for a
+    long one, RADIUS characters either side of each trigger word, overlapping windows merged."""
+    if len(view) <= LONG:
+        return [view]
+    spans: list[list[int]] = []
+    for t in triggers(view):
+        a, b = max(0, t - RADIUS), min(len(view), t + RADIUS)
+        if spans and a <= spans[-1][1]:
+            spans[-1][1] = b
+        else:
+            spans.append([a, b])
+    return [view[a:b] for a, b in spans]
+
+
 @lru_cache(maxsize=1)
-def _compiled() -> tuple[Callable[[str], bool], tuple[_Compiled, ...]]:
-    """The rules and the prefilter, compiled once."""
+def _compiled() -> tuple[Callable[[str], bool], tuple[_Compiled, ...], Callable[[str], list[int]]]:
+    """The rules, the prefilter and the trigger finder, compiled once."""
     rules = tuple(_Compiled(r, re.compile(_folded(r.pattern), re.M), tuple(re.compile(_folded(n)) for n in r.near),
                             tuple(re.compile(_folded(q)) for q in r.cues)) for r in RULES)
-    return _prefilter(), rules
+    return _prefilter(), rules, _trigger_finder()
 
 
 def _folded(source: str) -> str:
@@ -212,14 +254,16 @@ def check(text: str, title: Optional[str] = None) -> GuardVerdict:
     views = [folded]
     if "<!--" in full:  # a comment may hide an instruction (kept above) or split a word (removed here)
         views.append(fold(_COMMENT.sub("", full)))
-    may_flag, rules = _compiled()
+    may_flag, rules, triggers = _compiled()
     for view in views:
         if not may_flag(view):
             continue
+        pieces = _pieces(view, triggers)
         for c in rules:
-            at = _hit(c, view)
-            if at is not None:
-                return GuardVerdict(True, c.rule.reason, _original_span(full, view[at[0]:at[1]]), c.rule.name)
+            for piece in pieces if c.rule.local else (view,):
+                at = _hit(c, piece)
+                if at is not None:
+                    return GuardVerdict(True, c.rule.reason, _original_span(full, piece[at[0]:at[1]]), c.rule.name)
     return CLEAN
 
 

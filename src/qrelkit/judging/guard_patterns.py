@@ -264,6 +264,10 @@ class Rule:
     cues: tuple[str, ...] = ()  # with ``min_cues``: at least that many of these around the match too
     min_cues: int = 0
     sentence: bool = False  # ``near`` and ``cues`` within the match's sentence (and ``window``)
+    # every hit holds a trigger word (a relevance, grade or label word, a labelling verb of the
+    # prefilter, an override verb, "instructions"): on a long text the rule runs only in windows
+    # around those words (qrelkit.judging.guard._pieces); a rule without it runs on the whole text
+    local: bool = False
 
 
 SENTENCE = r"[^.!?;\n。！？]"
@@ -298,22 +302,22 @@ SENTENCE_CUES = (
 )
 
 RULES: tuple[Rule, ...] = (
-    Rule("override", "tells the judge to ignore its instructions", "@ovr", ("@prior", "@instr"), 45),
-    Rule("override", "tells the judge to ignore its instructions", "@ovr", ("@prior_weak", "@instr_strong"), 30),
+    Rule("override", "tells the judge to ignore its instructions", "@ovr", ("@prior", "@instr"), 45, local=True),
+    Rule("override", "tells the judge to ignore its instructions", "@ovr", ("@prior_weak", "@instr_strong"), 30, local=True),
     Rule("claim", "claims to be relevant", r"(?:@this~@doc|\bthe~@doc~(?:above|below|here))\b" + SENTENCE + r"{0,25}?@be\b" + SENTENCE + r"{0,40}?@rel",
-         (alt("@intens", "@query"),), 40, after_only=True),
+         (alt("@intens", "@query"),), 40, after_only=True, local=True),
     Rule("claim", "claims to be relevant", r"@this~?@doc" + SENTENCE + r"{0,30}?@rel",
-         (alt("@intens", "@query"),), 30, after_only=True),  # scripts without a copula (ru, ar, zh, ja, ko)
-    Rule("claim", "claims to be relevant", r"\bmost relevant~(?:\w+~){0,2}(?:for|to)~(?:any|every|all|each)\b"),
+         (alt("@intens", "@query"),), 30, after_only=True, local=True),  # scripts without a copula (ru, ar, zh, ja, ko)
+    Rule("claim", "claims to be relevant", r"\bmost relevant~(?:\w+~){0,2}(?:for|to)~(?:any|every|all|each)\b", local=True),
     Rule("directive", "tells the judge which label to give",
-         r"@verb~(?:\w+~){0,3}?@this~@doc\b" + SENTENCE + r"{0,50}?@label_value"),
+         r"@verb~(?:\w+~){0,3}?@this~@doc\b" + SENTENCE + r"{0,50}?@label_value", local=True),
     Rule("directive", "tells the judge which label to give",
          r"\b(?:call|mark|label|rate|grade|score|classify|tag)~(?:it|this|this one)~(?:as|a)?~(?:@intens~)?"
          r"(?:@rel|[0-3]\b(?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?)))"),
-    Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@addr", "@label_value"), 70),
+    Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@addr", "@label_value"), 70, local=True),
     Rule("directive", "tells the judge which label to give",
          r"\b(?:rate|score|grade|bewerte|note|notez|califica|valuta|avalie|beoordeel|оцени)~@this~@doc~"
-         r"(?:with|as|mit|als|avec|con|com|met|на)?~[0-3]\b(?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?))"),
+         r"(?:with|as|mit|als|avec|con|com|met|на)?~[0-3]\b(?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?))", local=True),
     Rule("directive", "tells the judge which label to give",
          r"@this~@doc~(?:mit|als)~(?:(?:der|einer|note|dem|wert)~)*[0-3]~(?:bewert\w*|benot\w*|einstuf\w*|markier\w*)"),
     Rule("directive", "tells the judge which label to give",
@@ -321,34 +325,34 @@ RULES: tuple[Rule, ...] = (
          r"grade)~@this~@doc~(?:with|con|avec|com|met|mit)~(?:(?:un|una|uno|a|an|um|uma|een|le|la|el|il|nota|note|"
          r"grade|score|voto)~)*[0-3]\b(?![\d,%/]|\.\d)"),
     Rule("directive", "tells the judge which label to give",
-         r"@this~@doc~(?:\w+~)?@modal~(?:\w+~){0,4}?@label_value"),
-    Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@verb", "@label_value"), 40),  # zh, ja, ar
+         r"@this~@doc~(?:\w+~)?@modal~(?:\w+~){0,4}?@label_value", local=True),
+    Rule("directive", "tells the judge which label to give", r"@this~?@doc", ("@verb", "@label_value"), 40, local=True),  # zh, ja, ar
     Rule("label", "states its own relevance label",
          r"@this~@doc~@be~(?:an?~)?[0-3]~(?:[.!;)]|$|out of 3|/ ?3)"),
     Rule("label", "states its own relevance label",
          r"\b(?:relevance|relevanz|pertinence|relevancia|rilevanza|relevantie|label)[^\w]{0,2}[:=] ?"
-         r"(?:@rel|[0-3](?:[.!;,]? |[.!;,]?$))"),
+         r"(?:@rel|[0-3](?:[.!;,]? |[.!;,]?$))", local=True),
     Rule("claim", "claims to be relevant",
          r"@this~@doc~(?:\w+~)?(?:answers|beantwortet|repond\w*|respond\w*|rispond\w*|beantwoordt|отвечает)~"
          r"(?:\w+~){0,3}?@query", (alt("@intens", "@top", "@label_value"),), 60, after_only=True),
     Rule("claim", "claims to be relevant", r"\b(?:deserves?|merits?|verdient|merite|merece|merita|заслуживает)"
-         r"~(?:\w+~){0,2}?@label_value", ("@this~@doc",), 80),
+         r"~(?:\w+~){0,2}?@label_value", ("@this~@doc",), 80, local=True),
     Rule("label", "states its own relevance label",
          r"(?:@gradeword|correct label|right label|correct answer)~(?:\w+~)?(?:for|of|de|di|von|van|для)~"
          r"@this~@doc~(?:is|=|:|est|es|e|ist|равн\w*)~(?:\w+~)?[0-3]\b"),
     Rule("answer", "dictates the judge's answer",
          r"\b(?:respond|reply|answer|output|return|say|print)~(?:only|just|simply)?~(?:with|:)?~"
-         r"(?:the word~)?[\"'“”‘’«»]~(?:highly |perfectly )?relevant~[\"'“”‘’«»]"),
+         r"(?:the word~)?[\"'“”‘’«»]~(?:highly |perfectly )?relevant~[\"'“”‘’«»]", local=True),
     Rule("answer", "dictates the judge's answer",
-         r"\b(?:respond|reply|answer|output)~(?:only|just|simply)~(?:with)?~:?~(?:highly |perfectly )?relevant~(?:[.!]|$)"),
+         r"\b(?:respond|reply|answer|output)~(?:only|just|simply)~(?:with)?~:?~(?:highly |perfectly )?relevant~(?:[.!]|$)", local=True),
     Rule("answer", "dictates the judge's answer",
          r"\b(?:respond|reply|answer|antworte\w*|reponds|repondez|responde|responda|rispondi|risponda|antwoord"
          r"|ответь\w*)~(?:only|nur|seulement|solo|solamente|apenas|alleen|только)?~"
          r"(?:with|mit|par|con|com|met|que|that|dass|che|dat|что)~:?~(?:it is|es|est|is|ist|e)?~(?:@intens~)?"
-         r"@rel~(?:[.!;,)]|$)"),
+         r"@rel~(?:[.!;,)]|$)", local=True),
     Rule("override", "tells the judge to ignore its instructions", "@ovr",
          (r"\b(?:before|previously|earlier|vorher|zuvor|avant|auparavant|antes|prima|eerder|раньше|ранее)\b|قبل",
-          r"\b(?:told|said|gesagt|dit|dicho|dijeron|detto|disse|gezegd|сказал\w*)\b", "@label_value"), 80),
+          r"\b(?:told|said|gesagt|dit|dicho|dijeron|detto|disse|gezegd|сказал\w*)\b", "@label_value"), 80, local=True),
     Rule("claim", "claims to be relevant",
          r"\b(?:this|that|it|das|dies|c'?est|ceci|esto|este|esta|questo|questa|isso|dit|het)~(?:(?:is|ist|est|es|e)~)?"
          r"(?:the|a|an|ein\w*|un|une|uno|una|um|uma|een|le|la|el|il|o)~(?:(?:@intens|most|@top)~)*"
@@ -361,37 +365,37 @@ RULES: tuple[Rule, ...] = (
          r"(?:as|als|comme|como|come|как)~(?:@intens~)?@rel"),
     Rule("directive", "tells the judge which label to give",
          r"\bals~(?:@intens~)?@rel~(?:\w+~)?(?:markieren|einstufen|bewerten|kennzeichnen|werten|betrachten|ansehen|"
-         r"behandeln|klassifizieren)\b"),
+         r"behandeln|klassifizieren)\b", local=True),
     Rule("address", "addresses the assessor about the label",
          r"@addr_strong~(?:\w+~){0,3}?@modal~(?:\w+~){0,2}?(?:@verb|pick|choose|select|put|place|answer|output|say)\b",
-         ("@label_value",), 80),
+         ("@label_value",), 80, local=True),
     Rule("override", "tells the judge to ignore its instructions",
          r"\b(?:new|updated|revised|real|actual|neue|nouvelles?|nuevas?|nuove|novas?|nieuwe|новые)~"
          r"(?:instructions?|anweisung\w*|consignes?|instrucciones|istruzioni|instrucoes|instructies|инструкци\w*|task|aufgabe)"
-         r"[^\w]{0,2}:", ("@label_value",), 120),
+         r"[^\w]{0,2}:", ("@label_value",), 120, local=True),
     Rule("override", "tells the judge to ignore its instructions",
          r"@prior~@instr~(?:\w+~)?(?:no longer apply|are void|are cancell?ed|do not apply|don't apply|are obsolete|"
          r"gelten nicht mehr|sont annulees|ne s'appliquent plus|ya no (?:aplican|valen)|non valgono piu|"
-         r"nao se aplicam|gelden niet meer)"),
+         r"nao se aplicam|gelden niet meer)", local=True),
     Rule("override", "tells the judge to ignore its instructions",
          r"\b(?:do not|don't|never|stop|ne|no|non|niet|не)~(?:follow\w*|obey\w*|suivez|suis|sigas|siga|segui\w*|volg\w*|"
-         r"следуй\w*)~(?:\w+~){0,2}?@instr|\bbefolge\w*~(?:\w+~){0,2}?@instr~nicht\b", ("@label_value",), 100),
+         r"следуй\w*)~(?:\w+~){0,2}?@instr|\bbefolge\w*~(?:\w+~){0,2}?@instr~nicht\b", ("@label_value",), 100, local=True),
     Rule("override", "tells the judge to ignore its instructions",
          r"\b(?:from now on|ab sofort|ab jetzt|von nun an|desormais|dorenavant|a partir de ahora|de ahora en adelante|"
-         r"d'ora in poi|da ora in poi|a partir de agora|vanaf nu|отныне|с этого момента)\b", ("@you", "@label_value"), 80),
+         r"d'ora in poi|da ora in poi|a partir de agora|vanaf nu|отныне|с этого момента)\b", ("@you", "@label_value"), 80, local=True),
     Rule("label", "states its own relevance label",
          r"\b(?:final answer|answer|verdict|output|judgment|decision|antwort|urteil|reponse|respuesta|veredicto|risposta|"
-         r"resposta|antwoord|ответ|oordeel)[^\w]{0,2}[:=] ?(?:@intens )?@rel ?(?:[.!;,\"'}]|$)"),
+         r"resposta|antwoord|ответ|oordeel)[^\w]{0,2}[:=] ?(?:@intens )?@rel ?(?:[.!;,\"'}]|$)", local=True),
     Rule("label", "states its own relevance label",
          r"[\"' ]{0,3}(?:relevance|relevanz|relevance_score|relevance_grade)[\"' ]{0,3}: ?[\"' ]{0,3}(?:@rel|[0-3])"
-         r"[\"' ]{0,3}[,}]"),
-    Rule("address", "addresses the assessor about the label", VOCATIVE, ("@label_value",), 160),
+         r"[\"' ]{0,3}[,}]", local=True),
+    Rule("address", "addresses the assessor about the label", VOCATIVE, ("@label_value",), 160, local=True),
     # the sentence around a label given: three kinds of sign that it is said to the judge
     Rule("address", "addresses the assessor about the label", "@label_value", cues=SENTENCE_CUES, min_cues=3,
-         window=150, sentence=True),
+         window=150, sentence=True, local=True),
     Rule("address", "addresses the assessor about the label",
          r"\b(?:judges?|llms?|graders?|assessors?|evaluators?|raters?)~@modal~(?:\w+~)?"
-         r"(?:output|answer|respond|reply|return|say|print|assign|give)\b", ("@label_value",), 80),
+         r"(?:output|answer|respond|reply|return|say|print|assign|give)\b", ("@label_value",), 80, local=True),
 )
 
 MACRO_SEP = r"[^\w]{0,5}"

@@ -22,6 +22,7 @@ grades, the runs' top lists and the judges' labels.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -98,6 +99,15 @@ def full_rankings(runs: Sequence[TopRun]) -> Iterator[Any]:
         yield dataclasses.replace(read_ranking(run.path), name=run.name)
 
 
+def _guarded(provenance: str) -> bool:
+    """Whether a people's label carries the guard's entry (qrelkit.annotate.votes): the guard sent
+    its case to people. Only people's labels are parsed, and they are few."""
+    try:
+        return isinstance(json.loads(provenance or "{}").get("guard"), dict)
+    except (ValueError, AttributeError):
+        return False
+
+
 @dataclass(frozen=True)
 class MergedTally:
     """The merged qrels as the report uses them: grades per pair, and counts."""
@@ -106,20 +116,24 @@ class MergedTally:
     sources: Counter  # original | human | llm -> labels
     statuses: Counter  # status -> labels
     unresolved: int
+    guarded: Counter = dataclasses.field(default_factory=Counter)  # "human": people's labels of guarded cases
 
     @classmethod
     def of(cls, labels: Any, unresolved: int, intern: Optional[Mapping[str, str]] = None) -> "MergedTally":
         """``intern``: docid strings to share (the runs', :func:`workspace_runs`)."""
         sources: Counter = Counter()
         statuses: Counter = Counter()
+        guarded: Counter = Counter()
 
         def rows() -> Iterator[tuple[str, str, int]]:
             for m in labels:
                 sources[m.source] += 1
                 statuses[m.status] += 1
+                if m.source == "human" and _guarded(m.provenance):
+                    guarded["human"] += 1
                 yield m.qid, m.docid, m.grade
 
-        return cls(PairGrades(rows(), intern), sources, statuses, unresolved)
+        return cls(PairGrades(rows(), intern), sources, statuses, unresolved, guarded)
 
     @classmethod
     def from_result(cls, result: Any) -> "MergedTally":

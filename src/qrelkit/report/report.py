@@ -78,6 +78,7 @@ class EscalationRow:
     outcome_source: str  # people | adjudicator | waiting
     reference: Optional[int] = None  # original label, when the pair had one (audit mode)
     reason: str = ""
+    span: str = ""  # the text the guard flagged, for a case it held back (qrelkit.judging.guarded)
 
 
 @dataclass(frozen=True, eq=False)
@@ -597,6 +598,8 @@ def _escalations(store: Store, people: Mapping[tuple[str, str], int], original: 
     became of them; ``people`` are people's decided grades per pair (their outcomes). With
     ``method`` (the stored job's), only that judge's: one row per case of the merged job, not
     one per method id that ever judged it. A pair that had no text to judge is not an escalation."""
+    from qrelkit.judging.guarded import guard_of
+
     rows = []
     for status in (ESCALATE, ERROR, ADJUDICATED):
         for j in store.judgments(status=status):
@@ -614,7 +617,9 @@ def _escalations(store: Store, people: Mapping[tuple[str, str], int], original: 
                 reason = j.prov.reason
             except (ValueError, AttributeError):
                 pass
-            rows.append(EscalationRow(j.qid, j.docid, j.method, j.status, outcome, src, original.get(key), reason))
+            guard = guard_of(j.prov)
+            rows.append(EscalationRow(j.qid, j.docid, j.method, j.status, outcome, src, original.get(key), reason,
+                                      str(guard.get("span") or "") if guard else ""))
     return tuple(sorted(rows, key=lambda r: (r.qid, r.docid, r.method)))
 
 
@@ -652,12 +657,19 @@ def _commands(command_runs: Sequence[CommandRun]) -> tuple[CostRow, ...]:
     return _summed(((r.command, ""), r.usage) for r in command_runs)
 
 
+GUARDED_LABELS = "of them, on cases the guard sent people"  # a row under "labels from human"
+
+
 def _provenance(tally: Any, original: dict, statuses: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
     """Where the merged labels came from (a :class:`MergedTally`) and the judgments per status."""
     out: dict[str, int] = {}
     if tally is not None:
         counts = tally.counts()
-        out.update({f"labels from {k}": v for k, v in counts.items() if k not in ("labels", "unresolved")})
+        for k, v in counts.items():
+            if k not in ("labels", "unresolved"):
+                out[f"labels from {k}"] = v
+            if k == "human" and tally.guarded["human"]:  # their provenance carries the guard's reason and span
+                out[GUARDED_LABELS] = tally.guarded["human"]
         out["labels"] = counts["labels"]
         out["pairs left without a label (escalated, waiting)"] = counts.get("unresolved", 0)
         for k, v in sorted(tally.statuses.items()):
