@@ -86,7 +86,7 @@ def main() -> None:
     if a.json:
         print(json.dumps({"rows": rows, "radius": guard.RADIUS, "long": guard.LONG}))
         return
-    print(f"| texts | n | flagged (whole) | flagged (windows) | verdicts that differ | s whole | s windows |")
+    print("| texts | n | flagged (whole) | flagged (windows) | verdicts that differ | s whole | s windows |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['texts']} | {r['n']:,} | {r['flagged_whole']} | {r['flagged_windowed']} | {r['differ']} "

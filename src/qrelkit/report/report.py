@@ -30,9 +30,9 @@ from qrelkit.data.qrels import PairGrades
 from qrelkit.evaluate.ragalign_multi import generators_from_store
 from qrelkit.relevance import ADJUDICATED, ERROR, ESCALATE
 from qrelkit.report import plots
+from qrelkit.report.audit import audit_section
 from qrelkit.report.estimates import estimates_figure, estimates_section
 from qrelkit.report.estimates import gather as gather_estimates
-from qrelkit.report.audit import audit_section
 from qrelkit.report.gathering import MergedTally, full_rankings, workspace_runs
 from qrelkit.report.rag import RAG_K, rag_alignment, rag_figure, rag_section
 from qrelkit.store.commands import CommandRun
