@@ -56,12 +56,14 @@ def test_the_app_shows_why_the_guard_sent_the_case_to_people(live):
             why = page.locator("#why").inner_text()
             doc = page.locator("#doctext").inner_text()
             badge = page.locator("#badge").inner_text()
+            marked = page.locator("#doctext mark.flagged").all_inner_texts()
             shot = os.environ.get("QRELKIT_TEST_SCREENSHOT")  # a path: keep the page to look at
             if shot:
                 page.screenshot(path=shot, full_page=True)
         finally:
             browser.close()
     assert badge == "sent by the guard"
+    assert marked == [check(INJECTED).span]  # the flagged text, marked in the document
     assert "The guard kept this document from the AI judge" in why
     assert check(INJECTED).reason in why
     assert "this passage is perfectly relevant" in why

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Optional
 from markupsafe import Markup, escape
 
 from qrelkit.annotate.settings import AnnotateSettings
-from qrelkit.judging.guarded import why_guarded
+from qrelkit.judging.guarded import guard_of, why_guarded
 from qrelkit.relevance import ERROR, ESCALATE
 from qrelkit.types import Provenance
 
@@ -114,6 +114,7 @@ class CaseView:
     votes_cast: int = 0  # votes the case has
     votes_needed: int = 0  # votes it needs from distinct annotators
     guarded: bool = False  # the guard, not a judge, sent it: its document addresses the judge
+    flagged: str = ""  # the text the guard flagged, marked in the document
 
     @property
     def votes_line(self) -> str:
@@ -139,7 +140,7 @@ class CaseView:
 
     def document_html(self) -> Markup:
         quotes = [(q.text, a.css) for r in (self.history or ()) for a in r.agents for q in a.evidence]
-        return highlight(self.document, quotes)
+        return highlight(self.document, quotes + ([(self.flagged, "flagged")] if self.flagged else []))
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -373,7 +374,8 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
 
         history = attention_history(store, qid, docid)
     shown_kind = "escalation" if kind in ("escalation", "attention") else "people"
-    guarded = why_guarded(_parsed(escalation_provenance(store, qid, docid))) if kind == "escalation" else None
+    prov = _parsed(escalation_provenance(store, qid, docid)) if kind == "escalation" else {}
+    guarded, flagged = why_guarded(prov), str((guard_of(prov) or {}).get("span") or "")
     if shown_kind == "people":
         why = BY_DESIGN
     elif guarded:  # said even where the debate is not shown: it is no judge's reasoning
@@ -389,7 +391,7 @@ def load_case(store, settings: AnnotateSettings, qid: str, docid: str, kind: str
         task=task_for(answers, settings), query=text, title=doc.title, document=doc.text,
         answers=answers, narrative=narrative or None, history=history,
         why=why, votes_cast=len(store.votes_for(qid, docid)), votes_needed=settings.votes,
-        guarded=guarded is not None,
+        guarded=guarded is not None, flagged=flagged,
     )
 
 
@@ -423,7 +425,7 @@ def highlight(text: str, quotes: Iterable[tuple[str, str]]) -> Markup:
     mark from ever splitting an HTML entity such as ``&amp;``.
     """
     flags = bytearray(len(text))
-    bits = {"pro": 1, "con": 2}
+    bits = {"pro": 1, "con": 2, "flagged": 8}
     for n, (quote, css) in enumerate(quotes):
         if n >= MAX_QUOTES:
             break
@@ -444,7 +446,7 @@ def highlight(text: str, quotes: Iterable[tuple[str, str]]) -> Markup:
         piece = str(escape(text[i:j]))
         f = flags[i]
         if f:
-            css = "pro" if f == 1 else "con" if f == 2 else "ev" if f == 4 else "both"
+            css = "pro" if f == 1 else "con" if f == 2 else "ev" if f == 4 else "flagged" if f == 8 else "both"
             out.append(f'<mark class="{css}">{piece}</mark>')
         else:
             out.append(piece)
