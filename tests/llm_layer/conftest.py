@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -120,3 +121,18 @@ def start_llama_server(alias: str = "smollm2") -> tuple[subprocess.Popen, int]:
     )
     return proc, port
 
+
+def collection(d: Path) -> list:
+    """A one-topic collection in ``d`` (topics, docs, qrels, a run) for the llama.cpp server tests; the
+    `fill` options that load it."""
+    d.mkdir()
+    (d / "topics.jsonl").write_text(json.dumps({"qid": "1", "text": "how do cats purr"}) + "\n")
+    docs = {"a": "Cats purr by vibrating the muscles of the larynx.",
+            "b": "Purring comes from the cat's laryngeal muscles twitching rapidly.",
+            "c": "The Great Barrier Reef is the largest coral reef system in the world.",
+            "e": "Use sorted(xs) or xs.sort(); both take a key function."}
+    (d / "docs.jsonl").write_text("".join(json.dumps({"docid": k, "text": v}) + "\n" for k, v in docs.items()))
+    (d / "qrels.txt").write_text("1 0 a 2\n")
+    (d / "run.txt").write_text("".join(f"1 Q0 {k} {i} {10 - i} sys\n" for i, k in enumerate(docs, 1)))
+    return ["--topics", d / "topics.jsonl", "--docs", d / "docs.jsonl", "--qrels", d / "qrels.txt",
+            "--runs", d / "run.txt"]

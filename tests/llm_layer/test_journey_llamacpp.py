@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from .conftest import free_port, start_llama_server, stop, wait_ready
+from .conftest import collection, free_port, start_llama_server, stop, wait_ready
 
 pytestmark = pytest.mark.model
 
@@ -38,20 +37,6 @@ def llama_server():
         yield f"openai:smollm2@http://127.0.0.1:{port}/v1?json=object"
     finally:
         stop(proc)
-
-
-def collection(d: Path) -> list:
-    d.mkdir()
-    (d / "topics.jsonl").write_text(json.dumps({"qid": "1", "text": "how do cats purr"}) + "\n")
-    docs = {"a": "Cats purr by vibrating the muscles of the larynx.",
-            "b": "Purring comes from the cat's laryngeal muscles twitching rapidly.",
-            "c": "The Great Barrier Reef is the largest coral reef system in the world.",
-            "e": "Use sorted(xs) or xs.sort(); both take a key function."}
-    (d / "docs.jsonl").write_text("".join(json.dumps({"docid": k, "text": v}) + "\n" for k, v in docs.items()))
-    (d / "qrels.txt").write_text("1 0 a 2\n")
-    (d / "run.txt").write_text("".join(f"1 Q0 {k} {i} {10 - i} sys\n" for i, k in enumerate(docs, 1)))
-    return ["--topics", d / "topics.jsonl", "--docs", d / "docs.jsonl", "--qrels", d / "qrels.txt",
-            "--runs", d / "run.txt"]
 
 
 @pytest.fixture(scope="module")

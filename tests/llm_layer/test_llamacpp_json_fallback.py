@@ -13,11 +13,10 @@ import json
 import subprocess
 import sys
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-from .conftest import start_llama_server, stop, wait_ready
+from .conftest import collection, start_llama_server, stop, wait_ready
 
 pytestmark = pytest.mark.model
 
@@ -27,20 +26,6 @@ FALLBACK = "refuses json=schema; asking with json=object for this job"
 def qk(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "qrelkit", *map(str, args)], capture_output=True, text=True,
                           timeout=900)
-
-
-def collection(d: Path) -> list:
-    d.mkdir()
-    (d / "topics.jsonl").write_text(json.dumps({"qid": "1", "text": "how do cats purr"}) + "\n")
-    docs = {"a": "Cats purr by vibrating the muscles of the larynx.",
-            "b": "Purring comes from the cat's laryngeal muscles twitching rapidly.",
-            "c": "The Great Barrier Reef is the largest coral reef system in the world.",
-            "e": "Use sorted(xs) or xs.sort(); both take a key function."}
-    (d / "docs.jsonl").write_text("".join(json.dumps({"docid": k, "text": v}) + "\n" for k, v in docs.items()))
-    (d / "qrels.txt").write_text("1 0 a 2\n")
-    (d / "run.txt").write_text("".join(f"1 Q0 {k} {i} {10 - i} sys\n" for i, k in enumerate(docs, 1)))
-    return ["--topics", d / "topics.jsonl", "--docs", d / "docs.jsonl", "--qrels", d / "qrels.txt",
-            "--runs", d / "run.txt"]
 
 
 @pytest.fixture(scope="module")
