@@ -264,7 +264,7 @@ def dl19(a) -> None:
     from qrelkit import signals
     from qrelkit.data import load_qrels, read_runs, write_qrels
     from qrelkit.evaluate.leaveout import dropped_pairs
-    from qrelkit.jobs import fill, recovered
+    from qrelkit.job.run import fill, recovered
     from qrelkit.llm import make_client
     from qrelkit.signals.feedback import Feedback
     from qrelkit.store import Store

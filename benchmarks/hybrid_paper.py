@@ -89,8 +89,8 @@ def load(data: Path):
 
 def split(runs, nist, allocation: str, seed: int, chosen, max_cases):
     """The pool under ``allocation`` (seeded), the people's cases and the LLM subsample of ``chosen``."""
-    from qrelkit.allocation import parse_allocation
-    from qrelkit.pool import build_pool
+    from qrelkit.pooling.allocation import parse_allocation
+    from qrelkit.pooling.pool import build_pool
 
     spec = parse_allocation(allocation)
     if spec.name == "stratified":

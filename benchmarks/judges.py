@@ -281,7 +281,7 @@ def main(argv=None) -> int:
 def load_hybrid(data: Path, n_topics, max_cases, seed: int):
     """Pool the official runs (depth 10, people's share = top 3), and subsample the LLM share."""
     from qrelkit.data import load_qrels, load_topics, read_runs
-    from qrelkit.pool import build_pool
+    from qrelkit.pooling.pool import build_pool
 
     topics = load_topics(data / "topics.tsv")
     nist = dict(load_qrels(data / "qrels.txt").pairs)

@@ -75,7 +75,7 @@ def main(argv=None) -> int:
     from qrelkit.data import load_qrels, read_runs
     from qrelkit.evaluate import evaluate_runs
     from qrelkit.evaluate.systems import prepare_runs
-    from qrelkit.pool import build_pool
+    from qrelkit.pooling.pool import build_pool
     from qrelkit.specs import split_list
 
     load_before = os.getloadavg()

@@ -150,8 +150,8 @@ def gen_judges() -> str:
 
 def plan_options() -> list[Any]:
     """Every plan key, in file order: the option table's entries with a plan section
-    (:data:`qrelkit.options.OPTIONS`, the one declaration of the job's options)."""
-    from qrelkit.options import OPTIONS
+    (:data:`qrelkit.job.options.OPTIONS`, the one declaration of the job's options)."""
+    from qrelkit.job.options import OPTIONS
 
     return [o for o in OPTIONS if o.section]
 
@@ -185,13 +185,13 @@ def gen_plan() -> str:
             typ = k.type_name + (f" ({bounds})" if bounds else "")
             out.append(f"| `{k.name}` | {_cell(typ)} | {_plan_default(k.default)} | {opt} | {_cell(k.help)} |")
         out.append("")
-    out.append("### Example (from `qrelkit/plan.py`)\n\n```toml\n" + plan_example() + "```")
+    out.append("### Example (from `qrelkit/job/plan.py`)\n\n```toml\n" + plan_example() + "```")
     return "\n".join(out).rstrip() + "\n"
 
 
 def plan_example() -> str:
-    """The example plan of ``qrelkit.plan``'s docstring (the indented block after ``Example::``)."""
-    from qrelkit import plan as plan_mod
+    """The example plan of ``qrelkit.job.plan``'s docstring (the indented block after ``Example::``)."""
+    from qrelkit.job import plan as plan_mod
 
     doc = plan_mod.__doc__ or ""
     block = doc.split("Example::", 1)[1] if "Example::" in doc else ""

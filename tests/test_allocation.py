@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
-from qrelkit.allocation import parse_allocation, resolve_people, stratum_quotas
 from qrelkit.demo import demo_paths
 from qrelkit.errors import UsageError
-from qrelkit.plan import load_plan
+from qrelkit.job.plan import load_plan
+from qrelkit.pooling.allocation import parse_allocation, resolve_people, stratum_quotas
 from qrelkit.types import Case
 
 # A toy pool of one topic: 100 cases, best ranks 1..10 (10 each), grades 60 x 0, 30 x 1, 10 x 2.

@@ -1,5 +1,5 @@
 """`judge`, `fill` and `build` take their options from the one option table
-(:data:`qrelkit.options.OPTIONS`), as the plan files do; a bad spec given to them is a user error."""
+(:data:`qrelkit.job.options.OPTIONS`), as the plan files do; a bad spec given to them is a user error."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import dataclasses
 import pytest
 import typer
 
-from qrelkit import options as opts
 from qrelkit.cli import app, main
 from qrelkit.demo import demo_paths
-from qrelkit.plan import Plan, load_plan
+from qrelkit.job import options as opts
+from qrelkit.job.plan import Plan, load_plan
 
 COMMON = {"workspace", "as_json"}
 

@@ -225,7 +225,7 @@ def test_the_active_design_reads_the_probabilities_the_judges_stored(demo_ws):
     logistic); a judge without either gives the active design nothing, and the draw is refused."""
     import json as _json
 
-    from qrelkit.people_sample import judge_probabilities
+    from qrelkit.pooling.people_sample import judge_probabilities
     from qrelkit.types import Judgment
 
     qk("pool", "-w", demo_ws, "--human-depth", "0")

@@ -15,7 +15,7 @@ from shared_data import shared_data_path
 from qrelkit.data import load_qrels, read_runs, write_qrels
 from qrelkit.evaluate.leaveout import dropped_pairs
 from qrelkit.evaluate.systems import evaluate_runs
-from qrelkit.jobs import fill, recovered
+from qrelkit.job.run import fill, recovered
 from qrelkit.types import Qrel
 
 pytestmark = [pytest.mark.model, pytest.mark.realdata]

@@ -19,8 +19,8 @@ import pytest
 from test_fill_people import serving
 
 from qrelkit.demo import demo_paths
-from qrelkit.jobs import recovered
-from qrelkit.plan import Plan, load_plan
+from qrelkit.job.plan import Plan, load_plan
+from qrelkit.job.run import recovered
 
 pytestmark = pytest.mark.model
 

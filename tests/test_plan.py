@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qrelkit.errors import InputError
-from qrelkit.plan import load_plan
+from qrelkit.job.plan import load_plan
 
 
 @pytest.mark.parametrize(

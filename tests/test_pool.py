@@ -16,7 +16,7 @@ from qrelkit.evaluate.holes import (
     run_hole_rates,
     summarize_hole_rates,
 )
-from qrelkit.pool import DEFAULT_DEPTH, DEFAULT_HUMAN_DEPTH, Pool, build_pool, holes
+from qrelkit.pooling.pool import DEFAULT_DEPTH, DEFAULT_HUMAN_DEPTH, Pool, build_pool, holes
 from qrelkit.types import Case, Qrel, RunEntry, Topic
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"

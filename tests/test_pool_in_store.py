@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from qrelkit.allocation import resolve_people
 from qrelkit.data import read_run
 from qrelkit.demo import demo_paths
-from qrelkit.pool import build_pool
+from qrelkit.pooling.allocation import resolve_people
+from qrelkit.pooling.pool import build_pool
 from qrelkit.store import Store
 from qrelkit.types import Qrel
 from qrelkit.workspace import load_collection, pool_workspace

@@ -145,15 +145,15 @@ def estimate(
 
 
 def fill(workspace: Union[str, Path], plan: Union[str, Path, None] = None, *, auto: bool = False, **options):
-    """Complete an existing collection; see :func:`qrelkit.jobs.fill`. ``plan`` may be a TOML path."""
-    from qrelkit import jobs
+    """Complete an existing collection; see :func:`qrelkit.job.run.fill`. ``plan`` may be a TOML path."""
+    from qrelkit.job import run as jobs
 
     return jobs.fill(workspace, plan, auto=auto, **options)
 
 
 def build(workspace: Union[str, Path], plan: Union[str, Path, None] = None, *, auto: bool = False, **options):
-    """Build a new collection by hybrid pooling; see :func:`qrelkit.jobs.build`."""
-    from qrelkit import jobs
+    """Build a new collection by hybrid pooling; see :func:`qrelkit.job.run.build`."""
+    from qrelkit.job import run as jobs
 
     return jobs.build(workspace, plan, auto=auto, **options)
 

@@ -39,7 +39,7 @@ def estimate_files(runs: Sequence[Any], labels: Mapping[Pair, int], people: Mapp
                    measures: Sequence[str] = DEFAULT_MEASURES, alpha: float = 0.05, seed: int = 0) -> Any:
     """Estimates from runs (``Run`` values, named as `evaluate` names them), labels and a sample."""
     from qrelkit.estimate.estimators import estimate_runs
-    from qrelkit.people_sample import rankings
+    from qrelkit.pooling.people_sample import rankings
 
     return estimate_runs(rankings(runs), dict(labels), dict(people), sample, list(measures), alpha=alpha, seed=seed)
 
@@ -49,7 +49,7 @@ def stored_sample(store: "Store") -> "Sample":
     it was drawn from has changed since."""
     from qrelkit.estimate.design import Sample, SampledPair
     from qrelkit.estimate.errors import EstimateError
-    from qrelkit.people_sample import fingerprint
+    from qrelkit.pooling.people_sample import fingerprint
 
     design = store.people_sample_design()
     ws = store.workspace
@@ -93,7 +93,7 @@ def judge_method(store: "Store", method: Optional[str]) -> tuple[str, Optional[s
 def workspace_inputs(store: "Store", method: Optional[str] = None, model: Optional[str] = None,
                      measures: Sequence[str] = DEFAULT_MEASURES) -> tuple[dict, dict, dict, "Sample"]:
     """(runs, judge's labels, people's labels, sample) of a workspace, as the estimators take them."""
-    from qrelkit.people_sample import rankings
+    from qrelkit.pooling.people_sample import rankings
     from qrelkit.store.waiting import PEOPLE_METHOD
     from qrelkit.workspace import _pool_inputs
 

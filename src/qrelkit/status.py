@@ -57,8 +57,8 @@ def workspace_status(store: Store) -> dict:
 
 
 def job_summary(store: Store) -> dict | None:
-    """The workspace's stored job (qrelkit.job), as `status` and the report show it."""
-    from qrelkit.job import stored_job
+    """The workspace's stored job (qrelkit.job.stored), as `status` and the report show it."""
+    from qrelkit.job.stored import stored_job
 
     job = stored_job(store)
     if not job:

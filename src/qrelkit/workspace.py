@@ -245,12 +245,12 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
                    people: Optional[str] = None, pool: Optional[str] = None) -> dict:
     """Pool the workspace's runs into cases; returns the counts `qrelkit pool` prints.
 
-    The people's share is ``people`` (a strategy spec of :mod:`qrelkit.allocation`) or
+    The people's share is ``people`` (a strategy spec of :mod:`qrelkit.pooling.allocation`) or
     ``human_depth`` (``depth(k_human=N)``), not both; neither is ``depth(k_human=3)``.
     A reference-stratified share stratifies by the workspace's qrels. ``pool`` is a pooling
     strategy (:mod:`qrelkit.pooling`) instead of ``depth``; ``depth(k=K)`` is ``depth=K``."""
-    from qrelkit.allocation import resolve_people
     from qrelkit.pooling import parse_pool
+    from qrelkit.pooling.allocation import resolve_people
 
     store.require_loaded()  # the jobs open with Store.create: a partial corpus is refused here too
     allocation = resolve_people(people, human_depth)
@@ -281,7 +281,7 @@ def pool_workspace(store: Store, depth: int = 10, human_depth: Optional[int] = N
         counts = _pool_in_memory(store, paths, names, depth, allocation)
     strategy = str(spec) if spec is not None else f"depth(k={depth})"
     if allocation.name != "sample":  # a sample drawn before (`qrelkit sample -w`) stays while the pool does
-        from qrelkit.people_sample import keep_sample
+        from qrelkit.pooling.people_sample import keep_sample
 
         keep_sample(store)
     store.set_meta("pool", {"depth": depth, "human_depth": k_human, "allocation": str(allocation), "pool": strategy})
@@ -320,7 +320,7 @@ def _pool_counts(cases: Sequence[Case]) -> Counter:
 def _pool_in_store(store: Store, paths: list[str], names: list[str], depth: int, k_human: int) -> dict:
     """Depth pooling in SQL (:mod:`qrelkit.store.pooling`): one run in memory at a time, the
     pool read back and written a page at a time; the cases are those of
-    :func:`qrelkit.pool.build_pool` (people's share: best rank <= ``k_human``)."""
+    :func:`qrelkit.pooling.pool.build_pool` (people's share: best rank <= ``k_human``)."""
     from qrelkit.data.rankings import iter_rankings
 
     table = store.pool_table()
@@ -346,7 +346,7 @@ def _pool_in_store(store: Store, paths: list[str], names: list[str], depth: int,
 
 def _pool_in_memory(store: Store, paths: list[str], names: list[str], depth: int, allocation: Any) -> dict:
     """Pooling in Python, for people's-share strategies that look at a topic's whole pool."""
-    from qrelkit.pool import build_pool
+    from qrelkit.pooling.pool import build_pool
 
     runs = _pool_inputs(paths, names, depth)
     reference = store.qrels()
@@ -357,7 +357,7 @@ def _pool_in_memory(store: Store, paths: list[str], names: list[str], depth: int
     changed, unchanged = store.upsert_cases(cases)
     stale = store.remove_cases_except({(c.qid, c.docid) for c in cases})
     if allocation.name == "sample":  # the draw, with its inclusion probabilities, for `estimate`
-        from qrelkit.people_sample import record_pool
+        from qrelkit.pooling.people_sample import record_pool
 
         record_pool(store, allocation, cases, runs)
     return {**_pool_counts(cases), "changed": changed + stale, "unchanged": unchanged}

@@ -6,7 +6,7 @@ from collections import Counter
 from qrelkit.data import load_qrels, load_topics, read_docs, read_runs
 from qrelkit.demo import NEW_RUNS, OLD_RUNS, demo_paths
 from qrelkit.evaluate.holes import holes_report
-from qrelkit.pool import build_pool, holes
+from qrelkit.pooling.pool import build_pool, holes
 
 
 def test_demo_files_load_and_agree():

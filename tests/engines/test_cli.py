@@ -15,7 +15,7 @@ import pytest
 from judges.test_cli import final, make_ws, qrelkit, server  # noqa: F401  (server is a fixture)
 
 from qrelkit.errors import InputError
-from qrelkit.plan import load_plan
+from qrelkit.job.plan import load_plan
 from qrelkit.store import Store
 
 RAY = ["--engine", "ray", "--ray-actors", "2", "--ray-cpus", "0.5"]
@@ -126,8 +126,8 @@ def test_fill_and_build_read_the_engine_options(tmp_path, command):
 
 
 def test_the_plans_engine_reaches_the_judging_job(tmp_path):
-    from qrelkit.job import resolve_job
-    from qrelkit.plan import Plan
+    from qrelkit.job.plan import Plan
+    from qrelkit.job.stored import resolve_job
 
     with Store.create(tmp_path / "w") as store:
         job = resolve_job(store, "fill", Plan().override(engine="ray(actors=3)"), {})

@@ -28,7 +28,7 @@ from qrelkit.evaluate.circularity import read_run_meta
 from qrelkit.evaluate.leaveout import read_groups
 from qrelkit.evaluate.ragalign import read_generation
 from qrelkit.evaluate.stability import read_combination
-from qrelkit.plan import _SECTIONS, load_plan
+from qrelkit.job.plan import _SECTIONS, load_plan
 
 TOKENS = ["q1", "q2", "d1", "d2", "0", "1", "2", "-1", "Q0", "2.5", "nan", "inf", "-inf", "1e999", "x", "",
           "{", "}", "[", "]", '"', ":", ",", "=", "true", "null", "qid", "docid", "text", "ü", "\u2028", "\x00",

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from qrelkit import demo, jobs
+from qrelkit import demo
+from qrelkit.job import run as jobs
 from qrelkit.store import Store
 
 from .test_cli import log_lines, server  # noqa: F401  (the fake server fixture)

@@ -7,8 +7,8 @@ import json
 import pytest
 from judges.conftest import make_client
 
-from qrelkit import options as opts
 from qrelkit.errors import UsageError
+from qrelkit.job import options as opts
 from qrelkit.judging.escalation import for_people, list_escalations
 from qrelkit.judging.guarded import guarded_cases
 from qrelkit.judging.runner import run_judging
@@ -114,8 +114,8 @@ def test_guard_is_an_option_of_judge_fill_build_and_the_plans_judge_section():
 
 
 def test_a_fill_job_stores_guard_off_and_its_judging_runs_without_the_guard(ws):
-    from qrelkit.job import record_job, resolve_job
-    from qrelkit.plan import Plan
+    from qrelkit.job.plan import Plan
+    from qrelkit.job.stored import record_job, resolve_job
 
     job = resolve_job(ws, "fill", Plan(), {"method": "zero-shot", "guard": "off"})
     record_job(ws, job)
@@ -124,8 +124,8 @@ def test_a_fill_job_stores_guard_off_and_its_judging_runs_without_the_guard(ws):
 
 
 def test_a_started_job_refuses_another_guard_setting(ws):
-    from qrelkit.job import record_job, resolve_job
-    from qrelkit.plan import Plan
+    from qrelkit.job.plan import Plan
+    from qrelkit.job.stored import record_job, resolve_job
 
     job = resolve_job(ws, "fill", Plan(), {"method": "zero-shot"})
     record_job(ws, job)

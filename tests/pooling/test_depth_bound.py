@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qrelkit.options import MAX_DEPTH
+from qrelkit.job.options import MAX_DEPTH
 
 HUGE = "9999999999999999999999999"
 

@@ -27,7 +27,7 @@ import pytest
 from fakeserver import serve
 
 from qrelkit.errors import UsageError
-from qrelkit.jobs import build
+from qrelkit.job.run import build
 
 FOXES = {"a1", "b2", "b3", "b4"}
 RUN_A = ("a1", "a2", "a3", "a4", "a5", "a6")

@@ -15,7 +15,7 @@ from fakeserver import serve
 from shared_data import shared_data_path
 
 from qrelkit.data import read_runs
-from qrelkit.jobs import build
+from qrelkit.job.run import build
 from qrelkit.pooling import choose, oracle, parse_pool
 
 QIDS = ("1037798", "1063750", "104861")

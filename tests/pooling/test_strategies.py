@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from qrelkit.errors import UsageError
-from qrelkit.pool import build_pool
 from qrelkit.pooling import choose, parse_pool, strategy_pool
+from qrelkit.pooling.pool import build_pool
 from qrelkit.types import Case
 from tests.pooling.example import QRELS, relevant, runs
 
@@ -114,7 +114,7 @@ def test_topics_restrict_a_strategy_pool(example):
 
 
 def test_the_people_share_strategy_applies_to_a_strategy_pool(example):
-    from qrelkit.allocation import parse_allocation
+    from qrelkit.pooling.allocation import parse_allocation
 
     pool = strategy_pool(parse_pool("rrf(n=6)"), example, people=parse_allocation("depth(k_human=1)"))
     assert {c.docid for c in pool.cases if c.share == "people"} == {"Q", "Z", "X", "x1", "x2"}

@@ -17,9 +17,9 @@ from typing import Any, Callable, Optional
 
 import typer
 
-from qrelkit import options as _opts
 from qrelkit.cli import _coercion
 from qrelkit.cli._shown import SafeConsole, shown
+from qrelkit.job import options as _opts
 
 _coercion.install()  # plain option values without pydantic (see the module)
 

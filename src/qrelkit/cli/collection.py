@@ -25,7 +25,7 @@ from qrelkit.cli._app import (
 )
 from qrelkit.cli._shown import shown
 from qrelkit.errors import UsageError
-from qrelkit.options import MAX_DEPTH
+from qrelkit.job.options import MAX_DEPTH
 
 
 def _progress():

@@ -8,7 +8,6 @@ from typing import Any, Callable, Optional
 
 import typer
 
-from qrelkit import options as opts
 from qrelkit.cli._app import (
     JsonOpt,
     WorkspaceOpt,
@@ -18,11 +17,12 @@ from qrelkit.cli._app import (
     print_json,
     require_workspace,
 )
+from qrelkit.job import options as opts
 
 
 def table_options(command_name: str) -> Callable:
     """Give ``command(given: dict, **own)`` the option table's options of ``command_name``
-    (:data:`qrelkit.options.OPTIONS`) on the command line, plus ``-w``, ``--plan`` (the jobs)
+    (:data:`qrelkit.job.options.OPTIONS`) on the command line, plus ``-w``, ``--plan`` (the jobs)
     and ``--json``; ``given`` holds the table's options by name, None where not given."""
 
     def decorate(command: Callable) -> Callable:
@@ -127,7 +127,7 @@ def fill(
     The first call stores the job in the workspace; run `qrelkit fill -w WS` again after an
     interruption, or after people have settled the escalations, and it continues exactly that
     job. An option that would change the job is refused unless you add --rejudge."""
-    from qrelkit import jobs
+    from qrelkit.job import run as jobs
 
     run_job_command(jobs.fill, given, rag=rag)
 
@@ -139,7 +139,7 @@ def build(given: dict) -> None:
 
     The first run stops after pooling and prints how to serve the app to
     people; run `qrelkit build -w WS` again once they are done."""
-    from qrelkit import jobs
+    from qrelkit.job import run as jobs
 
     run_job_command(jobs.build, given)
 
@@ -156,8 +156,8 @@ def demo(
     The demo's qrels judge only the pool of three old runs; three newer runs
     retrieve relevant documents nobody judged. The full labels ship too, so
     the demo can score its own recovery."""
-    from qrelkit import jobs
     from qrelkit.demo import demo_paths
+    from qrelkit.job import run as jobs
 
     d = demo_paths()
     with judging_progress(transient=True) as cb:

@@ -52,8 +52,8 @@ def judge(
 
     One process judges a workspace at a time: a second one stops naming the first (or waits,
     with --wait); read-only commands keep working."""
-    from qrelkit import options as opts
     from qrelkit.engines import engine_option
+    from qrelkit.job import options as opts
     from qrelkit.judging import JudgingJob, run_job
     from qrelkit.relevance import parse_threshold
     from qrelkit.store import Store

@@ -1,7 +1,7 @@
 """``qrelkit sample``: draw the pairs people label, each with its inclusion probability.
 
 Parsing and printing only; the universe, the census and the record are
-:mod:`qrelkit.people_sample`'s, the designs :mod:`qrelkit.estimate.design`'s."""
+:mod:`qrelkit.pooling.people_sample`'s, the designs :mod:`qrelkit.estimate.design`'s."""
 from __future__ import annotations
 
 import sys
@@ -40,7 +40,7 @@ def sample(
     as_json: bool = JsonOpt,
 ) -> None:
     """Draw a probability sample of pairs for people to label (what `qrelkit estimate` corrects the judge with)."""
-    from qrelkit.people_sample import check_design, parse_size
+    from qrelkit.pooling.people_sample import check_design, parse_size
 
     parsed = parse_size(size)
     check_design(design)
@@ -73,7 +73,7 @@ def sample(
 def _from_files(runs, labels, depth, size, design, seed, human_depth, run_names):
     from qrelkit.cli._app import require_runs
     from qrelkit.data import load_qrels
-    from qrelkit.people_sample import draw, file_universe, top_census
+    from qrelkit.pooling.people_sample import draw, file_universe, top_census
 
     if not labels:
         raise UsageError("pass --labels QRELS (the judge's labels) and --runs PATH, or -w WS")
@@ -87,7 +87,7 @@ def _from_files(runs, labels, depth, size, design, seed, human_depth, run_names)
 
 
 def _from_workspace(ws, size, design, seed, human_depth, method):
-    from qrelkit.people_sample import sample_workspace
+    from qrelkit.pooling.people_sample import sample_workspace
     from qrelkit.store import Store
     from qrelkit.store.lock import writer_lock
 

@@ -119,8 +119,8 @@ def chosen_topics(reference: Mapping[Pair, int], n: Optional[int], seed: int) ->
 def split(runs: Sequence[Any], reference: Mapping[Pair, int], allocation: str, execution: int,
           topics: Sequence[str], req: HybridRequest) -> Unit:
     """The pool under ``allocation`` (execution ``e``'s seed), the people's cases and the LLM's sample."""
-    from qrelkit.allocation import parse_allocation
-    from qrelkit.pool import build_pool
+    from qrelkit.pooling.allocation import parse_allocation
+    from qrelkit.pooling.pool import build_pool
 
     text = ALLOCATIONS[allocation]
     if allocation == "stratified":

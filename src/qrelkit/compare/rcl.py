@@ -49,10 +49,10 @@ def decisions(prepared: Any, labels: Mapping[Pair, int], topics: Sequence[str], 
 def people_only(runs: Sequence[Any], qrels: Mapping[Pair, int], allocation: str = "depth", depth: int = 10,
                 measure: str = "AP@1000", repeat: int = 10, rate: float = 0.1) -> Baseline:
     """MCC of significance decisions: people-only labels of the pool vs the full ``qrels``."""
-    from qrelkit.allocation import parse_allocation
     from qrelkit.evaluate.significance import decision_agreement
     from qrelkit.evaluate.systems import prepare_runs
-    from qrelkit.pool import build_pool
+    from qrelkit.pooling.allocation import parse_allocation
+    from qrelkit.pooling.pool import build_pool
 
     topics = sorted({q for q, _ in qrels})
     prepared = prepare_runs(runs)

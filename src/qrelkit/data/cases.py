@@ -18,7 +18,7 @@ from qrelkit.data.topics import parse_json_object
 from qrelkit.errors import InputError
 from qrelkit.types import Case
 
-SHARES = ("people", "llm")  # who judges a case by design (see qrelkit.pool: the hybrid split)
+SHARES = ("people", "llm")  # who judges a case by design (see qrelkit.pooling.pool: the hybrid split)
 
 CASE_COLUMNS = ("qid", "docid", "share", "best_rank", "runs", "judged")
 

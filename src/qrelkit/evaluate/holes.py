@@ -7,7 +7,7 @@ new labels find relevant — in one module, because the three are one notion see
 - ``Hole@k`` (BRIDGE's Hole@10): the *detected* holes in the top-k — unlabelled pairs that the new
   labels find relevant (grade >= threshold) — divided by k.
 
-Pooling itself (:mod:`qrelkit.pool`) and pool saturation (:mod:`qrelkit.evaluate.saturation`) read
+Pooling itself (:mod:`qrelkit.pooling.pool`) and pool saturation (:mod:`qrelkit.evaluate.saturation`) read
 these; neither defines them again.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 
 from qrelkit.data.qrels import QrelsFile, QrelsLike, as_pairs
 from qrelkit.data.runs import Run
-from qrelkit.pool import DEFAULT_DEPTH, _check_depths, _qrels_qids, build_pool, holes
+from qrelkit.pooling.pool import DEFAULT_DEPTH, _check_depths, _qrels_qids, build_pool, holes
 
 Pair = tuple[str, str]
 

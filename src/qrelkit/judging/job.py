@@ -45,7 +45,7 @@ class JudgingJob:
     spec says so (``llm`` for ``--auto``); ``prices``: ``(model, input, output)``
     in $ per million tokens; ``oracle``: simulation labels answering escalations.
     Text values are parsed once, in :meth:`spec`; `fill` and `build` pass values already
-    parsed (:class:`qrelkit.job.Job`)."""
+    parsed (:class:`qrelkit.job.stored.Job`)."""
 
     method: Optional[str | JudgeSpec] = None
     model: str = "local"

@@ -1,14 +1,14 @@
 """From runs and a pooling strategy to the pool's cases.
 
 :func:`choose` gives each topic's chosen docids in the order the strategy reads them;
-:func:`strategy_pool` turns them into the :class:`~qrelkit.pool.Pool` every later stage
+:func:`strategy_pool` turns them into the :class:`~qrelkit.pooling.pool.Pool` every later stage
 reads, with the same case fields as a depth pool: ``best_rank`` is the pair's best rank
 in any run and ``runs`` the runs that retrieved it (within the top k for ``depth``; at
 any depth for the fused strategies and MTF, whose candidates are every retrieved
 document). ``Pool.depth`` is k for ``depth(k)`` and otherwise the deepest best rank
 in the pool, the furthest down any run a case was taken from.
 
-``depth(k=K)`` with no cut is exactly :func:`qrelkit.pool.build_pool` at depth K (it is
+``depth(k=K)`` with no cut is exactly :func:`qrelkit.pooling.pool.build_pool` at depth K (it is
 delegated there), so ``--depth K`` and ``--pool 'depth(k=K)'`` are the same pool.
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any, Optional
 
 from qrelkit.data.qrels import QrelsLike, as_pairs
 from qrelkit.errors import UsageError
-from qrelkit.pool import Pool, build_pool
 from qrelkit.pooling.budget import split_budget
+from qrelkit.pooling.pool import Pool, build_pool
 from qrelkit.pooling.spec import PoolSpec, TopicLists
 from qrelkit.types import Case
 
@@ -79,7 +79,7 @@ def strategy_pool(spec: PoolSpec, runs: Sequence[Any], qrels: QrelsLike | None =
                   human_depth: Optional[int] = None, people: Any = None,
                   reference: Optional[Mapping[tuple[str, str], int]] = None,
                   relevant: Optional[Oracle] = None) -> Pool:
-    """The pool ``spec`` chooses, as cases (arguments as :func:`qrelkit.pool.build_pool`;
+    """The pool ``spec`` chooses, as cases (arguments as :func:`qrelkit.pooling.pool.build_pool`;
     ``relevant`` is the label oracle MTF reads by)."""
     if spec.is_plain_depth:
         return build_pool(runs, depth=spec["k"], human_depth=human_depth, qrels=qrels, topics=topics,

@@ -38,7 +38,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Optional
 
-from qrelkit.options import MAX_DEPTH
+from qrelkit.job.options import MAX_DEPTH
 from qrelkit.pooling.spec import PoolSpec, Relevant, Strategy, TopicLists, register
 from qrelkit.specs import Param, choice, integer, number
 

@@ -9,7 +9,7 @@ topic with fewer than n candidates.
 
 Strategies are registered by name (:data:`REGISTRY`, one explicit line per strategy,
 a duplicate name refused) and parsed with :mod:`qrelkit.specs`, like the people's-share
-strategies of :mod:`qrelkit.allocation`; :func:`parse_pool` returns a :class:`PoolSpec`
+strategies of :mod:`qrelkit.pooling.allocation`; :func:`parse_pool` returns a :class:`PoolSpec`
 whose ``str()`` is the canonical spec a workspace stores with its pool.
 """
 from __future__ import annotations

@@ -53,7 +53,7 @@ def pool_by_strategy(store: Store, paths: list[str], names: list[str], spec: Poo
     changed, unchanged = store.upsert_cases(pool.cases)
     stale = store.remove_cases_except({(c.qid, c.docid) for c in pool.cases})
     if allocation.name == "sample":  # the draw, with its inclusion probabilities, for `estimate`
-        from qrelkit.people_sample import record_pool
+        from qrelkit.pooling.people_sample import record_pool
 
         record_pool(store, allocation, pool.cases, runs)
     return {**_pool_counts(pool.cases), "changed": changed + stale, "unchanged": unchanged, "depth": pool.depth}

@@ -104,10 +104,10 @@ class ReportInputs:
     provenance: tuple[tuple[str, int], ...] = ()  # (source or status, count)
     circularity: tuple = ()  # CircularityWarning
     notes: tuple[str, ...] = ()
-    plan: Optional[dict] = None  # the job's plan as stored in the workspace (see qrelkit.plan)
-    job: Optional[dict] = None  # the stored job whose labels are merged (qrelkit.job), as `status` shows it
+    plan: Optional[dict] = None  # the job's plan as stored in the workspace (see qrelkit.job.plan)
+    job: Optional[dict] = None  # the stored job whose labels are merged (qrelkit.job.stored), as `status` shows it
     earlier_jobs: tuple = ()  # jobs a --rejudge replaced
-    state: Optional[dict] = None  # where the job stands (qrelkit.jobs.record_state): done, partial, waiting
+    state: Optional[dict] = None  # where the job stands (qrelkit.job.run.record_state): done, partial, waiting
     version: str = ""  # the qrelkit version that wrote the report
     rag: tuple = ()  # GeneratorAlignment (qrelkit.evaluate.ragalign_multi); the section shows only with data
     estimates: Optional[dict] = None  # `qrelkit estimate`'s object (or why refused); shown with a people's sample
@@ -444,7 +444,7 @@ def report_from_store(
     reference = s.reference
     notes: list[str] = []
     workspace = store.workspace
-    from qrelkit.job import HISTORY_KEY
+    from qrelkit.job.stored import HISTORY_KEY
     from qrelkit.status import job_summary
 
     job, earlier = job_summary(store), tuple(store.get_meta(HISTORY_KEY, []))
@@ -554,7 +554,7 @@ def _job_statuses(store: Store, job: Optional[dict]) -> dict[str, int]:
 def _job_state(store: Store, job: Optional[dict]) -> Optional[dict]:
     """Where the current job stands, as its last `fill`/`build` left it; None without one, or when
     it describes a job a later --rejudge replaced."""
-    from qrelkit.job import STATE_KEY
+    from qrelkit.job.stored import STATE_KEY
 
     state = store.get_meta(STATE_KEY)
     if not state or not job or (state.get("method"), state.get("model_id")) != (job.get("method"), job.get("model_id")):

@@ -7,7 +7,7 @@ table as it is read (one run in memory at a time), an index on (qid, docid)
 orders it, and the pool is read back a page of pairs at a time, grouped in SQL
 (best rank, the runs as indices, whether the original qrels label it), so memory
 stays flat. Pairs outside the workspace's topics are left out, as
-:func:`qrelkit.pool.build_pool` leaves them out.
+:func:`qrelkit.pooling.pool.build_pool` leaves them out.
 """
 from __future__ import annotations
 

@@ -32,17 +32,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from qrelkit import __version__
-from qrelkit import options as opts
 from qrelkit.errors import UsageError
+from qrelkit.job import options as opts
 from qrelkit.judges.spec import JudgeSpec, is_auto, parse_spec, resolve_method
 from qrelkit.judging.budget import Budget, parse_budget
 from qrelkit.relevance import parse_threshold
 
 if TYPE_CHECKING:
     from qrelkit.engines import EngineSpec
+    from qrelkit.job.plan import Plan
     from qrelkit.judging.job import JudgingJob
     from qrelkit.judging.summary import JudgeSummary
-    from qrelkit.plan import Plan
     from qrelkit.store import Store
     from qrelkit.store.waiting import PeopleWaiting
 

@@ -1,7 +1,7 @@
 """Plan files: a whole assessment as one reviewable, versionable TOML file.
 
 The keys, their types, defaults and bounds are the job's option table
-(:data:`qrelkit.options.OPTIONS`); :class:`Plan` has one field per key, made from it.
+(:data:`qrelkit.job.options.OPTIONS`); :class:`Plan` has one field per key, made from it.
 
 A plan holds everything the command line can say for `fill` and `build`
 (inputs, pool depths, judge spec, model spec, budget, concurrency, prices).
@@ -20,7 +20,7 @@ Example::
 
     [pool]
     depth = 10
-    human_depth = 3              # or: people = "stratified(rate=0.1, by=rank)" (see qrelkit.allocation)
+    human_depth = 3              # or: people = "stratified(rate=0.1, by=rank)" (see qrelkit.pooling.allocation)
 
     [judge]
     method = "debate(rounds=2)"
@@ -43,8 +43,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Optional
 
-from qrelkit import options as opts
 from qrelkit.errors import InputError, UsageError
+from qrelkit.job import options as opts
 
 _SECTIONS = opts.SECTIONS  # section -> keys, from the option table
 
@@ -81,7 +81,7 @@ Plan = dataclasses.make_dataclass(
     + [("prices", tuple, dataclasses.field(default=()))],
     bases=(_PlanMethods,),
     frozen=True,
-    namespace={"__doc__": "A plan: one field per plan-file key of qrelkit.options.OPTIONS, plus prices "
+    namespace={"__doc__": "A plan: one field per plan-file key of qrelkit.job.options.OPTIONS, plus prices "
                           "((model, input, output) in $ per million tokens).",
                "__module__": __name__},
 )
@@ -150,7 +150,7 @@ def _prices(path: Path, text: str, table: Any) -> tuple[tuple[str, float, float]
 
 def _check_people(path: Path, text: str, plan: Any) -> None:
     """The people's share said both ways, or a human depth deeper than the pool, names the plan."""
-    from qrelkit.allocation import resolve_people
+    from qrelkit.pooling.allocation import resolve_people
 
     try:
         resolve_people(plan.people, plan.human_depth)

@@ -16,7 +16,7 @@ a third is the one a real project can use:
   best rank in the pool (rank bands of ``band`` positions), which needs no
   reference — the realistic variant.
 - ``sample(size=10%, design=weighted, seed=0, census=0)``: a probability sample with each pair's
-  inclusion probability known and stored (:mod:`qrelkit.people_sample`), so that `qrelkit estimate`
+  inclusion probability known and stored (:mod:`qrelkit.pooling.people_sample`), so that `qrelkit estimate`
   can correct the judge's scores with people's labels; ``census=K`` adds the top-K census.
 
 Stratified samples are drawn per topic (every topic needs people's labels for
@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Hashable, Optional
 
 from qrelkit.errors import UsageError
-from qrelkit.people_sample import size_value
+from qrelkit.pooling.people_sample import size_value
 from qrelkit.specs import Param, bind, canonical_text, choice, integer, number, parse_chain
 from qrelkit.types import Case
 
@@ -165,7 +165,7 @@ class Stratified(Strategy):
 @register
 class ProbabilitySample(Strategy):
     """``sample(size=10%, design=weighted, seed=0, census=0)``: a probability sample of the pool with
-    known inclusion probabilities (:mod:`qrelkit.people_sample`), what `estimate` corrects the judge's
+    known inclusion probabilities (:mod:`qrelkit.pooling.people_sample`), what `estimate` corrects the judge's
     scores with. ``census=K``: people also judge every case some run ranks at or above K, as a
     stratum of probability 1 (the hybrid pool's top), and the sample is drawn from the rest."""
 
@@ -188,7 +188,7 @@ class ProbabilitySample(Strategy):
 
 def draw_for_pool(a: Allocation, cases: Sequence[Case], runs: Sequence[Any] = ()):
     """The sample a ``sample(...)`` allocation draws from these pooled cases (the same every time)."""
-    from qrelkit.people_sample import census_of, draw
+    from qrelkit.pooling.people_sample import census_of, draw
 
     universe = sorted((c.qid, c.docid) for c in cases)
     depth = max((c.best_rank for c in cases), default=10)  # the pool's depth: every pooled rank is within it

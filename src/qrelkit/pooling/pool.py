@@ -13,7 +13,7 @@ that is where human labels pay off); the rest goes to the LLM. The defaults
 k=10, k_human=3 follow the literature on hybrid pools. ``human_depth=None``
 sends everything to the LLM; a ``human_depth`` above ``depth`` sends
 everything to people. Other allocations of the people's share (a stratified
-sample) are strategies of :mod:`qrelkit.allocation`, passed as ``people``.
+sample) are strategies of :mod:`qrelkit.pooling.allocation`, passed as ``people``.
 
 The per-run rates (Judged@k, Unjudged@k, Hole@k) are :mod:`qrelkit.evaluate.holes`'; how they are
 counted:
@@ -46,7 +46,7 @@ from qrelkit.errors import UsageError
 from qrelkit.types import Case
 
 if TYPE_CHECKING:
-    from qrelkit.allocation import Allocation
+    from qrelkit.pooling.allocation import Allocation
 
 DEFAULT_DEPTH = 10
 DEFAULT_HUMAN_DEPTH = 3
@@ -110,7 +110,7 @@ def build_pool(
     returned, judged or not; see :func:`holes`. A run's entries may be docids
     in trec_eval order instead of ``RunEntry`` values (a
     :class:`qrelkit.data.rankings.Ranking`'s ``docids``): only order counts here.
-    ``people`` (an :class:`~qrelkit.allocation.Allocation`) replaces the
+    ``people`` (an :class:`~qrelkit.pooling.allocation.Allocation`) replaces the
     ``human_depth`` split; ``reference`` is what a reference-stratified
     allocation stratifies by.
     """

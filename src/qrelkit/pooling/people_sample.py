@@ -176,7 +176,7 @@ def census_of(cases: Sequence["Case"], depth: Optional[int]) -> frozenset[Pair]:
 def record_pool(store: "Store", allocation: Any, cases: Sequence["Case"], runs: Sequence[Any] = ()) -> int:
     """Store the sample a ``sample(...)`` people's share drew from the pooled ``cases`` (drawn again:
     the draw is a function of the pool, the spec and the seed, so it is the one that set the shares)."""
-    from qrelkit.allocation import draw_for_pool
+    from qrelkit.pooling.allocation import draw_for_pool
 
     sample = draw_for_pool(allocation, cases, runs)
     return record(store, sample, str(allocation), [(c.qid, c.docid) for c in cases])

@@ -3,12 +3,12 @@
 Every option of `judge`, `fill` and `build` — and every key of a plan file — is one
 :class:`JobOption` in :data:`OPTIONS`: its name, type, default, help, plan section, the
 commands that take it and its bounds. The command-line options (:func:`typer_option`), the
-:class:`qrelkit.plan.Plan` fields, plan-file validation (:func:`check_value`) and the docs'
+:class:`qrelkit.job.plan.Plan` fields, plan-file validation (:func:`check_value`) and the docs'
 plan reference (``scripts/gen_docs.py``) are derived from this table, so adding an option is
 one entry and the four can no longer drift (they had: ``--limit`` took 0 in `judge`, not in
 `fill`). This is ir_measures' "parameters are data", applied to a job.
 
-``stored`` says whether the option is part of the stored job (:mod:`qrelkit.job`): a later
+``stored`` says whether the option is part of the stored job (:mod:`qrelkit.job.stored`): a later
 `fill`/`build` that gives it with another value is refused, because it would change which
 labels are made. The others (``limit``, ``concurrency``, the engine) say how much to do now
 and where; a later call may change them.
@@ -63,7 +63,7 @@ _PARSERS = {
     "model": ("qrelkit.llm.spec", "parse_model_spec"),
     "prefilter": ("qrelkit.judges", "parse_prefilter"),
     "engine": ("qrelkit.engines", "parse_engine"),
-    "people": ("qrelkit.allocation", "parse_allocation"),
+    "people": ("qrelkit.pooling.allocation", "parse_allocation"),
     "pool": ("qrelkit.pooling", "parse_pool"),
     "budget": ("qrelkit.judging.budget", "parse_budget"),
 }

@@ -15,7 +15,7 @@ nothing. A job that needs people stops with ``state="waiting"`` and a
 message saying which command serves the app.
 
 The job itself — method, model, budget, threshold, depths — is stored by the first call and
-continued exactly by every later one (:mod:`qrelkit.job`); a judging call holds the workspace's
+continued exactly by every later one (:mod:`qrelkit.job.stored`); a judging call holds the workspace's
 writer lock (:mod:`qrelkit.store.lock`), so two processes never pay for one case twice.
 """
 from __future__ import annotations
@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from qrelkit import __version__
-from qrelkit import options as opts
 from qrelkit.errors import UsageError
-from qrelkit.job import (  # noqa: F401  (DONE, PARTIAL, WAITING, STATE_KEY, left_over: re-exported)
+from qrelkit.job import options as opts
+from qrelkit.job.plan import Plan
+from qrelkit.job.stored import (  # noqa: F401  (DONE, PARTIAL, WAITING, STATE_KEY, left_over: re-exported)
     DONE,
     PARTIAL,
     STATE_KEY,
@@ -44,7 +45,6 @@ from qrelkit.job import (  # noqa: F401  (DONE, PARTIAL, WAITING, STATE_KEY, lef
 )
 from qrelkit.judging import run_job
 from qrelkit.judging.summary import JudgeSummary
-from qrelkit.plan import Plan
 from qrelkit.store import Store
 from qrelkit.store.lock import writer_lock
 from qrelkit.store.waiting import PeopleWaiting
@@ -152,7 +152,7 @@ def _finish(store: Store, ws: Path, job: Job, report: bool, judged: bool) -> tup
 def _as_plan(plan: "Plan | Path | str | None") -> "Plan":
     """A plan given as a value, a TOML file or not at all."""
     if isinstance(plan, (str, Path)):
-        from qrelkit.plan import load_plan
+        from qrelkit.job.plan import load_plan
 
         return load_plan(plan)
     return plan or Plan()
@@ -318,11 +318,11 @@ def fill(
     from every run's top-10 and grade them (:mod:`qrelkit.rag.workspace`), so the
     report shows retrieval–generation alignment before and after.
 
-    ``options`` are the option table's (:data:`qrelkit.options.OPTIONS`): topics, docs, qrels,
+    ``options`` are the option table's (:data:`qrelkit.job.options.OPTIONS`): topics, docs, qrels,
     runs, depth, method, model, task, budget, concurrency, prefilter, limit, threshold, engine,
     and how to run it: ``auto``, ``report``, ``read_cache``, ``rejudge``, ``wait``, ``rag``. The first
     call stores the job; later calls continue it
-    (:mod:`qrelkit.job`). The people's share is empty in this job (``human_depth`` 0): every hole
+    (:mod:`qrelkit.job.stored`). The people's share is empty in this job (``human_depth`` 0): every hole
     goes to the judge, and people only see what the judge escalates.
     """
     run = _settings(options, progress, stage)
@@ -353,7 +353,7 @@ def build(
 ) -> JobResult:
     """A new collection by hybrid pooling (see module docstring).
 
-    People judge their share (``people``, a strategy of :mod:`qrelkit.allocation`;
+    People judge their share (``people``, a strategy of :mod:`qrelkit.pooling.allocation`;
     by default the top ``human_depth`` = 3 of every run) through the app; once
     their labels are in, the rest of the pool is judged by ``method`` (default
     ``narrative``: relevance narratives induced from the people's labels).
@@ -389,9 +389,9 @@ def _in_rounds(job: Job) -> bool:
 def _build_in_rounds(store: Store, ws: Path, job: Job, run: RunSettings) -> JobResult:
     """``build`` with MTF: replay and continue the rounds (:mod:`qrelkit.pooling.live`), each judging
     its pairs of the LLM's share, then wait for people or merge as any build does."""
-    from qrelkit.allocation import resolve_people
     from qrelkit.judging.selection import resolve_task
     from qrelkit.pooling import parse_pool
+    from qrelkit.pooling.allocation import resolve_people
     from qrelkit.pooling.live import known_labels, record_pool, run_rounds
 
     spec, people = parse_pool(job.pool), resolve_people(job.people, job.human_depth)
