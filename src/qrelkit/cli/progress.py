@@ -78,7 +78,7 @@ class Reporter:
     def _print(self, p: Any, now: float) -> None:
         state = (p.done, p.total, p.usage.calls, p.usage.cache_hits, p.escalations, p.errors)
         if state == self.state and now - self.printed < SAME_SECONDS:
-            return  # nothing changed: the same line again is noise (122 lines of it in one run, issue 45)
+            return  # nothing changed: the same line again is noise (122 lines of it were printed in one run)
         self.printed, self.state = now, state
         rate = (p.done - self.done0) / max(now - self.started, 1e-9)
         if p.done >= p.total:

@@ -1,5 +1,5 @@
 """Judge-favoured runs: runs whose score under the judge's labels exceeds their people-corrected estimate
-by more than other runs' does (issue 44, point 3).
+by more than other runs' does: the signature of a system that shares the judge's preferences.
 
 A judge inflates everyone's scores (the Llama-3.3-70B labels add 0.29 to P@10 on DL 2019), and a weak
 run, with more non-relevant pairs in its top k, gives the judge more room to inflate it: a raw excess
