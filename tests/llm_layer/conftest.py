@@ -122,6 +122,18 @@ def start_llama_server(alias: str = "smollm2") -> tuple[subprocess.Popen, int]:
     return proc, port
 
 
+@pytest.fixture(scope="session")
+def llama_url():
+    """One llama.cpp server for every test that talks to it (starting one loads the model: seconds on
+    a busy machine); its base URL, ``http://127.0.0.1:PORT/v1``. Stopped at the session's end."""
+    proc, port = start_llama_server()
+    try:
+        wait_ready(f"http://127.0.0.1:{port}/v1/models", proc, 120)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        stop(proc)
+
+
 def collection(d: Path) -> list:
     """A one-topic collection in ``d`` (topics, docs, qrels, a run) for the llama.cpp server tests; the
     `fill` options that load it."""

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from .conftest import collection, free_port, start_llama_server, stop, wait_ready
+from .conftest import collection, free_port
 
 pytestmark = pytest.mark.model
 
@@ -30,13 +30,8 @@ def qk(*args, check=True) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def llama_server():
-    proc, port = start_llama_server()
-    try:
-        wait_ready(f"http://127.0.0.1:{port}/v1/models", proc, 120)
-        yield f"openai:smollm2@http://127.0.0.1:{port}/v1?json=object"
-    finally:
-        stop(proc)
+def llama_server(llama_url):
+    return f"openai:smollm2@{llama_url}?json=object"
 
 
 @pytest.fixture(scope="module")

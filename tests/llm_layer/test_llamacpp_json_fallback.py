@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from .conftest import collection, start_llama_server, stop, wait_ready
+from .conftest import collection
 
 pytestmark = pytest.mark.model
 
@@ -29,13 +29,8 @@ def qk(*args) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def server():
-    proc, port = start_llama_server()
-    try:
-        wait_ready(f"http://127.0.0.1:{port}/v1/models", proc, 120)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        stop(proc)
+def server(llama_url):
+    return llama_url
 
 
 @pytest.fixture(scope="module")

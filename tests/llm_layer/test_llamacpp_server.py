@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import subprocess
-import sys
 
 import pytest
 
 from qrelkit.llm import Message, make_client
-from qrelkit.llm.local import default_model_path
-
-from .conftest import free_port, stop, wait_ready
 
 pytestmark = pytest.mark.model
 
@@ -40,41 +34,8 @@ def judge(query: str, doc: str) -> list[Message]:
 
 
 @pytest.fixture(scope="module")
-def llama_server():
-    for mod in ("sse_starlette", "starlette_context", "pydantic_settings"):
-        if importlib.util.find_spec(mod) is None:
-            pytest.skip(f"llama_cpp.server needs {mod} (llama-cpp-python[server])")
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            str(default_model_path()),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "2048",
-            "--n_threads",
-            "2",
-            "--n_threads_batch",
-            "2",
-            "--model_alias",
-            "smollm2",
-            "--verbose",
-            "False",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_ready(f"http://127.0.0.1:{port}/v1/models", proc, 90)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        stop(proc)
+def llama_server(llama_url):
+    return llama_url
 
 
 def test_same_label_through_server_and_in_process(llama_server):
