@@ -7,8 +7,8 @@ from qrelkit.estimate.validity import SHOWN, ratio_warnings
 
 
 @pytest.mark.parametrize("design, labelled, topics", [
-    ("uniform", 465, 43),   # 10.8 per topic, DL 2019 at 5%
-    ("uniform", 926, 43),   # 21.5, at 10%
+    ("uniform", 120, 8),    # 15 per topic, the synthetic collection
+    ("uniform", 926, 43),   # 21.5, DL 2019 at 10%
     ("weighted", 926, 43),  # 21.5, the setting of the issue
 ])
 def test_a_measured_setting_gives_no_warning(design, labelled, topics):
@@ -19,6 +19,7 @@ def test_a_measured_setting_gives_no_warning(design, labelled, topics):
     ("weighted", 463, 43),   # 10.8 per topic: measured 0.90-0.93
     ("weighted", 1852, 43),  # 43: measured 0.86
     ("uniform", 60, 8),      # 7.5: measured 0.90
+    ("uniform", 463, 43),    # 10.8: covered, but 5.7% wrong signs
     ("active", 926, 43),     # never measured
     ("", 926, 43),           # a sample file that names no design
 ])
