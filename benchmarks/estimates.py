@@ -19,6 +19,11 @@ Run from the repository root::
     python benchmarks/estimates.py --draws 200                 # the full grid (hours on 2 cores)
     python benchmarks/estimates.py --labels farzi_dl19_4prompts_llama3.3-70b --designs weighted \\
         --budgets 10 --draws 30                                # the issue's DONE criteria
+    python benchmarks/estimates.py --synthetic --budgets 12.5 25 50 --draws 120   # the tests' collection
+
+``--synthetic`` measures on the seeded synthetic collection of ``tests/estimate/synthetic.py`` (8 topics
+of 60 pairs, 6 runs, a judge that over-grades) instead, its truth being the collection's own grades; the
+budgets are then a share of its 480 pairs (25% is the 120 labels of tests/estimate/test_coverage.py).
 """
 from __future__ import annotations
 
@@ -48,6 +53,15 @@ def load() -> tuple[dict, dict, tuple]:
     runs = rankings(read_runs(DATA / "runs" / "official", max_depth=100))
     nist = dict(load_qrels(DATA / "qrels.txt").pairs)
     return runs, nist, universe_of(nist, runs, 10)
+
+
+def synthetic() -> tuple[dict, dict, tuple, dict]:
+    """The tests' synthetic collection: runs, true grades, universe and the judge's labels."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from estimate.synthetic import collection
+
+    universe, grades, judge, runs = collection(seed=1)
+    return runs, grades, tuple(universe), judge
 
 
 def truth(runs: dict, nist: dict, universe: tuple, measures: list[str]) -> dict[str, np.ndarray]:
@@ -134,7 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--measures", nargs="+", default=["P@10", "nDCG@10"])
     ap.add_argument("--out", type=Path, help="write the results as JSON too")
     ap.add_argument("--favoured", action="store_true", help="measure the judge-favoured check instead (issue 44)")
+    ap.add_argument("--synthetic", action="store_true", help="the tests' synthetic collection instead of DL 2019")
     args = ap.parse_args(argv)
+    if args.synthetic:
+        return run_grid(args, *synthetic())
     if not DATA.exists():
         print(f"needs {DATA} (TREC DL 2019 in ../shared/data)", file=sys.stderr)
         return 2
@@ -144,16 +161,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.favoured:
         favoured(runs, nist, args.draws)
         return 0
+    return run_grid(args, runs, nist, universe)
+
+
+def run_grid(args, runs: dict, nist: dict, universe: tuple, judge: dict | None = None) -> int:
+    """Every (label set, design, budget) cell: a table on stdout, JSON with ``--out``."""
+    from qrelkit.data.qrels import load_qrels
+
     true = truth(runs, nist, universe, args.measures)
     results = []
     print("labels | design | budget | measure | coverage | width | vs people | people coverage | tau | labels-only tau"
           " | significant/draw | wrong sign | seconds", flush=True)
-    for name in args.labels:
-        labels = dict(load_qrels(DATA / "llm-qrels" / f"{name}.qrel").pairs)
+    for name in (["synthetic"] if judge is not None else args.labels):
+        labels = judge if judge is not None else dict(load_qrels(DATA / "llm-qrels" / f"{name}.qrel").pairs)
         base = labels_only_tau(runs, universe, labels, args.measures, true)
         for design in args.designs:
             for budget in args.budgets:
-                size = round(len(nist) * budget / 100)
+                size = round((len(universe) if judge is not None else len(nist)) * budget / 100)
                 start = time.time()
                 cell = one_cell(runs, nist, universe, labels, design, size, args.draws, args.measures, true)
                 secs = time.time() - start

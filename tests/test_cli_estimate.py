@@ -47,6 +47,21 @@ def test_estimate_json_has_every_run_and_measure_as_written_with_intervals(drawn
     assert out["sample"]["labelled"] == 18
 
 
+def test_ndcg_outside_the_measured_settings_warns_on_stderr_and_in_the_json(drawn):
+    """18 people's labels over the topics is far below the labels per topic where nDCG's coverage was shown."""
+    p = estimate_files(drawn, "--measures", "P@10,nDCG@10", "--json")
+    out = json.loads(p.stdout)
+    assert len(out["warnings"]) == 1
+    assert out["warnings"][0].startswith("nDCG@10: interval coverage not shown")
+    assert "warning: nDCG@10: interval coverage not shown" in " ".join(p.stderr.split())
+
+
+def test_linear_measures_alone_carry_no_warning(drawn):
+    p = estimate_files(drawn, "--measures", "P@10", "--json")
+    assert json.loads(p.stdout)["warnings"] == []
+    assert "warning" not in p.stderr
+
+
 def test_labels_only_is_what_evaluate_scores_under_the_judges_labels(drawn):
     """The same run names and the same numbers as `qrelkit evaluate` / ``qrelkit.score`` on the judge's labels."""
     out = json.loads(estimate_files(drawn, "--measures", "P@10,nDCG@10", "--json").stdout)
@@ -218,6 +233,14 @@ def test_the_report_has_an_estimates_section_and_its_json_twin(tmp_path):
     assert 'id="estimates"' in html
     assert html.count('alt="forest plot of') == 2
     assert 'id="estimates-tied"' in html and 'id="estimates-calibration"' in html
+
+
+def test_the_report_repeats_the_estimates_warnings(tmp_path):
+    ws = sampled_workspace(tmp_path)
+    qk("report", "-w", ws, "--out", tmp_path / "r.html")
+    section = json.loads((tmp_path / "report.json").read_text())["estimates"]
+    assert len(section["warnings"]) == 1
+    assert (tmp_path / "r.html").read_text().count('class="warn estimates-warning"') == 1
 
 
 def test_the_report_says_why_there_are_no_estimates_yet(tmp_path):

@@ -44,6 +44,8 @@ def estimate(
         result = _from_files(runs, labels, people, sample_file, wanted, alpha, seed, run_names)
     out = result.to_json()
     if as_json:
+        for line in out.get("warnings", []):
+            console.print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
         print_json(out)
         return
     show(out)
@@ -102,6 +104,8 @@ def show(out: dict) -> None:
     console.print(f"people's sample: {sample.get('labelled')} of {sample.get('size')} pairs labelled "
                   f"({sample.get('design')}), census {sample.get('census')}, universe {out.get('universe')} pairs",
                   highlight=False, soft_wrap=True)
+    for line in out.get("warnings", []):
+        console.print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
     if unlabelled:
         console.print(f"[yellow]{len(unlabelled)} pairs of the sample have no people's label yet[/] (--json lists "
                       "them): the estimate treats them as missing at random in their stratum; label them and "

@@ -24,6 +24,8 @@ probabilities that do not add up to the universe's size per topic (the sample wa
 else), fewer than two people's labels in a topic, a measure without an estimator. Sample pairs people
 have not labelled yet are listed in ``Estimates.unlabelled`` (and the JSON), never dropped silently:
 until they are labelled, the estimate treats them as missing at random within their stratum.
+``Estimates.warnings`` (JSON ``warnings``) says when a ratio measure's interval is used where its coverage
+has not been shown (:mod:`~qrelkit.estimate.validity`).
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ from qrelkit.estimate.measures import MeasureKind, judged_share, parse_measures
 from qrelkit.estimate.nonlinear import Inputs, fit_measure
 from qrelkit.estimate.ppi import LabelledDesign, half_width, labelled_design, power_tune
 from qrelkit.estimate.strata import strata_of, stratum_sizes
+from qrelkit.estimate.validity import ratio_warnings
 
 RANKED_BY = (1, 3, 10)  # bucket edges of the number of runs ranking a pair in their top k
 Pair = tuple[str, str]
@@ -95,6 +98,7 @@ class Estimates:
     alpha: float
     threshold: int
     design: str
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -106,6 +110,7 @@ class Estimates:
                        "unlabelled": [list(p) for p in self.unlabelled], "census": self.census,
                        "census_unlabelled": [list(p) for p in self.census_unlabelled], "design": self.design},
             "universe": self.universe, "topics": self.topics, "alpha": self.alpha, "threshold": self.threshold,
+            "warnings": list(self.warnings),
         }
 
 
@@ -132,9 +137,10 @@ def estimate_runs(runs: Runs, labels: Mapping[Pair, int], people: Mapping[Pair, 
         rows += m_rows
         diffs += m_diffs
         tied.append((kind.key, tied_groups(frame.names, [r.estimate for r in m_rows], m_diffs)))
+    warnings = ratio_warnings([k.key for k in kinds if not k.linear], sample.design, len(design.index), len(frame.topics))
     return Estimates(tuple(rows), tuple(diffs), tuple(tied), _calibration(frame, labels, design, thr),
                      len(sample.pairs), len(design.index), unlabelled, len(sample.census), census_missing,
-                     len(frame.pairs), len(frame.topics), alpha, thr, sample.design)
+                     len(frame.pairs), len(frame.topics), alpha, thr, sample.design, warnings)
 
 
 def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndarray, alpha: float,

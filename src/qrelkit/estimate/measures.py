@@ -11,9 +11,11 @@ Every supported measure of a run on a topic is ``F(numerator, denominator)``:
   the first m positions, made piecewise linear between integers so that estimated counts can be
   fractional); R@k's from the number of relevant pairs.
 
-Linear measures (``F = numerator``) are estimated exactly by the linear estimator; ratios are estimated
-by plugging estimated totals into F, with a variance by linearisation (the gradient of F times the
-totals' influence), whose coverage the tests and benchmarks/estimates.py measure.
+Linear measures (``F = numerator``) are estimated exactly by the linear estimator; ratios by plugging
+estimated totals into F, corrected for bias and given a variance by the stratified jackknife
+(:mod:`.jackknife`; :func:`ideal_slope`, the gradient of the ideal DCG, is what a first-order
+linearisation would use, and why it fails: it is 0 once a count reaches k), whose coverage the tests
+and benchmarks/estimates.py measure.
 
 The names are ir_measures' (``P@10``, ``nDCG@10``, ``R@100``, ``RBP(p=0.8)``, ``Judged@10``), parsed by
 ir_measures; binary measures take ``rel = threshold`` unless the name sets it (as ``evaluate`` does).
