@@ -1,7 +1,7 @@
 """``qrelkit estimate``: scores and differences with confidence intervals, from the judge's labels on
 everything and people's labels on a probability sample.
 
-Parsing and printing only; the inputs are gathered by :mod:`qrelkit.estimating`, the estimators are
+Parsing and printing only; the inputs are gathered by :mod:`qrelkit.estimate.workspace`, the estimators are
 :mod:`qrelkit.estimate`'s."""
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def estimate(
     as_json: bool = JsonOpt,
 ) -> None:
     """Estimate each run's score and every difference, with intervals (prediction-powered inference)."""
-    from qrelkit.estimating import DEFAULT_MEASURES
+    from qrelkit.estimate.workspace import DEFAULT_MEASURES
 
     wanted = split_measures(measures) or list(DEFAULT_MEASURES)
     if workspace is not None:
@@ -52,7 +52,7 @@ def estimate(
 def _from_files(runs, labels, people, sample_file, measures, alpha, seed, run_names):
     from qrelkit.cli._app import require_runs
     from qrelkit.estimate.sample_file import read_sample
-    from qrelkit.estimating import estimate_files, read_labels, run_depth
+    from qrelkit.estimate.workspace import estimate_files, read_labels, run_depth
 
     missing = [o for o, v in (("--labels QRELS", labels), ("--people QRELS", people), ("--sample TSV", sample_file))
                if not v]
@@ -68,7 +68,7 @@ def _from_files(runs, labels, people, sample_file, measures, alpha, seed, run_na
 
 
 def _from_workspace(ws, runs, labels, people, sample_file, measures, alpha, seed, model):
-    from qrelkit.estimating import estimate_workspace
+    from qrelkit.estimate.workspace import estimate_workspace
     from qrelkit.store import Store
 
     given = [o for o, v in (("--runs", runs), ("--people", people), ("--sample", sample_file)) if v]

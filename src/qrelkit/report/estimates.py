@@ -80,7 +80,7 @@ def gather(store: "Store", method: Optional[str] = None, model: Optional[str] = 
     """The section's data from a workspace: None without a sample; the refusal's message (and the
     pairs that wait) when the estimate is refused; else the estimates' JSON object."""
     from qrelkit.errors import UsageError
-    from qrelkit.estimating import estimate_workspace
+    from qrelkit.estimate.workspace import estimate_workspace
 
     if store.people_sample_design() is None:
         return None
