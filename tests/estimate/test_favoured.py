@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from qrelkit.estimate.estimators import EstimateRow, Interval
@@ -112,3 +113,11 @@ def test_the_run_whose_non_relevant_pairs_the_judge_accepts_is_flagged_not_the_w
 def test_a_wide_interval_keeps_a_run_from_being_flagged():
     rows = [row("a", 0.5, 0.7), row("b", 0.6, 0.78), row("c", 0.55, 0.75), row("copy", 0.6, 0.97, half=0.3)]
     assert not any(f.flagged for f in favoured_runs(rows))
+
+
+def test_a_weak_run_above_a_steep_line_but_below_most_runs_favour_is_not_flagged():
+    """Favour is not linear in quality: a straight line through the middle runs can pass below the weakest."""
+    strong = [row(f"r{i}", e, e + (1.4 * e - 0.1) * (1 - e)) for i, e in enumerate(np.linspace(0.45, 0.7, 8))]
+    found = {f.run: f for f in favoured_runs([*strong, row("weak", 0.1, 0.1 + 0.2 * 0.9)])}
+    assert found["weak"].favour - found["weak"].expected > 0.1
+    assert not found["weak"].flagged
