@@ -11,8 +11,9 @@ containing the NIST score), ``width`` (mean interval width), ``vs people`` (mean
 people-only interval from the same sample), ``tau`` (mean Kendall tau of the estimates with the NIST
 ranking), ``wrong sign`` (share of the differences declared significant whose sign is wrong) and the
 labels-only tau. The ``active`` design needs labels that carry a probability of relevance: none of the
-four published label sets does (they are grades), so it is not run here; say ``--designs active`` with a
-probability-carrying judge's labels once one is available.
+four published label sets does (they are grades), so it is skipped for them; ``--labels learned`` is the
+embedded learned judge's model (lexical and dense signals, fitted on 200 people's labels of other topics:
+benchmarks/learned_judge.py), whose grades and probabilities it runs with every design.
 
 Run from the repository root::
 
@@ -20,6 +21,7 @@ Run from the repository root::
     python benchmarks/estimates.py --labels farzi_dl19_4prompts_llama3.3-70b --designs weighted \\
         --budgets 10 --draws 30                                # the issue's DONE criteria
     python benchmarks/estimates.py --synthetic --budgets 12.5 25 50 --draws 120   # the tests' collection
+    python benchmarks/estimates.py --labels learned --designs uniform weighted active --budgets 10 --draws 30
 
 ``--synthetic`` measures on the seeded synthetic collection of ``tests/estimate/synthetic.py`` (8 topics
 of 60 pairs, 6 runs, a judge that over-grades) instead, its truth being the collection's own grades; the
@@ -73,14 +75,15 @@ def truth(runs: dict, nist: dict, universe: tuple, measures: list[str]) -> dict[
     return {k.key: exact_scores(frame, k, grades) for k in parse_measures(measures, 2)}
 
 
-def one_cell(runs, nist, universe, labels, design, size, draws, measures, true) -> dict:
+def one_cell(runs, nist, universe, labels, design, size, draws, measures, true, probability=None) -> dict:
     from qrelkit.estimate import draw_sample, estimate_runs
 
     names = list(runs)
     acc = {m: {"cover": [], "width": [], "people": [], "people_cover": [], "tau": [], "sig": 0, "wrong": 0}
            for m in measures}
     for seed in range(draws):
-        sample = draw_sample(universe, size=size, design=design, seed=seed, runs=runs, depth=10)
+        sample = draw_sample(universe, size=size, design=design, seed=seed, runs=runs, depth=10,
+                             judge_probability=probability)
         people = {(p.qid, p.docid): nist.get((p.qid, p.docid), 0) for p in sample.pairs}
         est = estimate_runs(runs, labels, people, sample, measures, seed=seed, threshold=2)
         for m in measures:
@@ -103,6 +106,20 @@ def one_cell(runs, nist, universe, labels, design, size, draws, measures, true) 
                 "wrong_sign": float(a["wrong"] / a["sig"]) if a["sig"] else 0.0} for m, a in acc.items()}
 
 
+def judge_labels(name: str, universe, nist: dict, features: Path) -> tuple[dict, dict | None]:
+    """A published label set (grades, no probability), or ``learned``: the embedded learned judge's model
+    fitted on other topics' people's labels (benchmarks/learned_judge.py), grades and probabilities."""
+    from qrelkit.data.qrels import load_qrels
+
+    if name != "learned":
+        return dict(load_qrels(DATA / "llm-qrels" / f"{name}.qrel").pairs), None
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import learned_judge
+
+    probability = learned_judge.probabilities(list(universe), nist, DATA, features)
+    return learned_judge.labels_of(probability), probability
+
+
 def labels_only_tau(runs, universe, labels, measures, true) -> dict[str, float]:
     from qrelkit.estimate.frame import Frame, exact_scores
     from qrelkit.estimate.measures import parse_measures
@@ -112,31 +129,52 @@ def labels_only_tau(runs, universe, labels, measures, true) -> dict[str, float]:
     return {k.key: float(kendalltau(exact_scores(frame, k, grades), true[k.key])[0]) for k in parse_measures(measures, 2)}
 
 
-def favoured(runs, nist, draws: int, copies: int = 10) -> None:
-    """Issue 44 point 3: add ``copies`` official runs re-ranked by the Llama-3.3-70B labels (judge's grade
-    first, the run's order within a grade) and count the flagged copies and originals per draw."""
+COPIES = {10: None, 3: ("TUA1-1", "TUW19-p1-f", "TUW19-p3-re"), 0: ()}  # None: the first ten official runs
+
+
+def favoured(runs, nist, draws: int, first_seed: int = 0) -> None:
+    """Issue 44 point 3: add copies of official runs re-ranked by the Llama-3.3-70B labels (judge's grade
+    first, the run's order within a grade) and count the flagged copies and originals per draw, with 10,
+    3 and 0 copies among the 37 runs (each its own universe, sample and estimate), by the product's rule
+    (estimate.favoured) and by the rule it replaced (favour's lower end above the other runs' upper
+    quartile)."""
     from qrelkit.data.qrels import load_qrels
     from qrelkit.estimate import draw_sample, estimate_runs, universe_of
-    from qrelkit.estimate.favoured import judge_favoured
+    from qrelkit.estimate.favoured import favoured_runs
 
     labels = dict(load_qrels(DATA / "llm-qrels" / f"{LABELS[0]}.qrel").pairs)
     originals = sorted(runs)
-    extended = dict(runs)
-    for name in originals[:copies]:
-        extended[f"{name}+judge"] = {q: sorted(ds, key=lambda d: -labels.get((q, d), -1))
-                                     for q, ds in runs[name].items()}
-    universe = universe_of(nist, extended, 10)
-    for measure in ("P@10", "nDCG@10"):
-        flagged_copies, flagged_originals = [], []
-        for seed in range(draws):
+    print("favoured | copies | measure | rule | copies flagged: mean (range) | originals flagged (of 37): mean (range)"
+          " | per draw (copies/originals)", flush=True)
+    for n, chosen in COPIES.items():
+        extended = dict(runs)
+        for name in (originals[:n] if chosen is None else chosen):
+            extended[f"{name}+judge"] = {q: sorted(ds, key=lambda d: -labels.get((q, d), -1))
+                                         for q, ds in runs[name].items()}
+        universe = universe_of(nist, extended, 10)
+        counts: dict = {}
+        for seed in range(first_seed, first_seed + draws):
             sample = draw_sample(universe, size=926, design="weighted", seed=seed, runs=extended, depth=10)
             people = {(p.qid, p.docid): nist.get((p.qid, p.docid), 0) for p in sample.pairs}
-            est = estimate_runs(extended, labels, people, sample, [measure], seed=seed, threshold=2)
-            flags = {f.run: f.flagged for f in judge_favoured(est, measure)}
-            flagged_copies.append(sum(flags[r] for r in extended if r.endswith("+judge")))
-            flagged_originals.append(sum(flags[r] for r in originals))
-        print(f"favoured | {measure} | copies flagged (of {copies}) per draw {flagged_copies} | "
-              f"originals flagged (of {len(originals)}) per draw {flagged_originals}", flush=True)
+            est = estimate_runs(extended, labels, people, sample, ["P@10", "nDCG@10"], seed=seed, threshold=2)
+            for measure in ("P@10", "nDCG@10"):
+                rows = [r for r in est.rows if r.measure == measure]
+                for rule, flags in (("holm", [f.flagged for f in favoured_runs(rows, est.alpha)]),
+                                    ("quartile", _quartile_rule(rows))):
+                    c = sum(f for r, f in zip(rows, flags) if r.run.endswith("+judge"))
+                    counts.setdefault((measure, rule), []).append((c, sum(flags) - c))
+        for (measure, rule), per in counts.items():
+            c, o = np.array(per).T
+            print(f"favoured | {n} | {measure} | {rule} | {c.mean():.1f} ({c.min()}–{c.max()}) | "
+                  f"{o.mean():.1f} ({o.min()}–{o.max()}) | {' '.join(f'{a}/{b}' for a, b in per)}", flush=True)
+
+
+def _quartile_rule(rows) -> list[bool]:
+    """The rule estimate.favoured used before: favour's lower end above the others' upper quartile."""
+    def fav(lo, t):
+        return (lo - t) / (1 - t) if t < 1 else 0.0
+    point = np.array([fav(r.labels_only, r.estimate) for r in rows])
+    return [fav(r.labels_only, r.high) > np.quantile(np.delete(point, i), 0.75) for i, r in enumerate(rows)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,39 +185,44 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budgets", nargs="+", type=float, default=[5, 10, 20], help="percent of the NIST pairs")
     ap.add_argument("--measures", nargs="+", default=["P@10", "nDCG@10"])
     ap.add_argument("--out", type=Path, help="write the results as JSON too")
+    ap.add_argument("--features", type=Path, default=Path("/tmp/qrelkit-dl19-learned-features.npz"),
+                    help="--labels learned: where the signals are cached (benchmarks/learned_judge.py)")
     ap.add_argument("--favoured", action="store_true", help="measure the judge-favoured check instead (issue 44)")
     ap.add_argument("--synthetic", action="store_true", help="the tests' synthetic collection instead of DL 2019")
+    ap.add_argument("--first-seed", type=int, default=0, help="--favoured: the first draw's seed")
     args = ap.parse_args(argv)
     if args.synthetic:
         return run_grid(args, *synthetic())
     if not DATA.exists():
         print(f"needs {DATA} (TREC DL 2019 in ../shared/data)", file=sys.stderr)
         return 2
-    from qrelkit.data.qrels import load_qrels
-
     runs, nist, universe = load()
     if args.favoured:
-        favoured(runs, nist, args.draws)
+        favoured(runs, nist, args.draws, args.first_seed)
         return 0
     return run_grid(args, runs, nist, universe)
 
 
 def run_grid(args, runs: dict, nist: dict, universe: tuple, judge: dict | None = None) -> int:
     """Every (label set, design, budget) cell: a table on stdout, JSON with ``--out``."""
-    from qrelkit.data.qrels import load_qrels
-
     true = truth(runs, nist, universe, args.measures)
     results = []
     print("labels | design | budget | measure | coverage | width | vs people | people coverage | tau | labels-only tau"
           " | significant/draw | wrong sign | seconds", flush=True)
     for name in (["synthetic"] if judge is not None else args.labels):
-        labels = judge if judge is not None else dict(load_qrels(DATA / "llm-qrels" / f"{name}.qrel").pairs)
+        labels, probability = (judge, None) if judge is not None else judge_labels(name, universe, nist,
+                                                                                   args.features)
         base = labels_only_tau(runs, universe, labels, args.measures, true)
         for design in args.designs:
+            if design == "active" and probability is None:
+                print(f"{name} | active | - | skipped: these labels carry no probability (use --labels learned)",
+                      flush=True)
+                continue
             for budget in args.budgets:
                 size = round((len(universe) if judge is not None else len(nist)) * budget / 100)
                 start = time.time()
-                cell = one_cell(runs, nist, universe, labels, design, size, args.draws, args.measures, true)
+                cell = one_cell(runs, nist, universe, labels, design, size, args.draws, args.measures, true,
+                                probability)
                 secs = time.time() - start
                 for m, r in cell.items():
                     results.append({"labels": name, "design": design, "budget": budget, "size": size, "measure": m,

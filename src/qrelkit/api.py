@@ -120,7 +120,7 @@ def estimate(
     Refusals raise :class:`qrelkit.estimate.EstimateError`."""
     import pandas as pd
 
-    from qrelkit.estimating import estimate_files, estimate_workspace
+    from qrelkit.estimate.workspace import estimate_files, estimate_workspace
 
     if workspace is not None:
         from qrelkit.store import Store

@@ -68,3 +68,9 @@ def test_the_table_lists_every_run_on_both_measures(page):
 
 def test_the_page_does_not_scroll_sideways(page):
     assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+def test_the_section_says_whether_the_judge_favours_a_run(page):
+    heading = page.locator("#estimates h3", has_text="Runs the judge favours")
+    assert heading.count() == 1
+    assert "shares the judge's preferences" in page.locator("#estimates").inner_text()

@@ -1,7 +1,7 @@
 """``qrelkit estimate``: scores and differences with confidence intervals, from the judge's labels on
 everything and people's labels on a probability sample.
 
-Parsing and printing only; the inputs are gathered by :mod:`qrelkit.estimating`, the estimators are
+Parsing and printing only; the inputs are gathered by :mod:`qrelkit.estimate.workspace`, the estimators are
 :mod:`qrelkit.estimate`'s."""
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def estimate(
     as_json: bool = JsonOpt,
 ) -> None:
     """Estimate each run's score and every difference, with intervals (prediction-powered inference)."""
-    from qrelkit.estimating import DEFAULT_MEASURES
+    from qrelkit.estimate.workspace import DEFAULT_MEASURES
 
     wanted = split_measures(measures) or list(DEFAULT_MEASURES)
     if workspace is not None:
@@ -54,7 +54,7 @@ def estimate(
 def _from_files(runs, labels, people, sample_file, measures, alpha, seed, run_names):
     from qrelkit.cli._app import require_runs
     from qrelkit.estimate.sample_file import read_sample
-    from qrelkit.estimating import estimate_files, read_labels, run_depth
+    from qrelkit.estimate.workspace import estimate_files, read_labels, run_depth
 
     missing = [o for o, v in (("--labels QRELS", labels), ("--people QRELS", people), ("--sample TSV", sample_file))
                if not v]
@@ -70,7 +70,7 @@ def _from_files(runs, labels, people, sample_file, measures, alpha, seed, run_na
 
 
 def _from_workspace(ws, runs, labels, people, sample_file, measures, alpha, seed, model):
-    from qrelkit.estimating import estimate_workspace
+    from qrelkit.estimate.workspace import estimate_workspace
     from qrelkit.store import Store
 
     given = [o for o, v in (("--runs", runs), ("--people", people), ("--sample", sample_file)) if v]
@@ -86,6 +86,7 @@ def _from_workspace(ws, runs, labels, people, sample_file, measures, alpha, seed
 def show(out: dict) -> None:
     """The estimates as tables on stderr: per measure the runs, then the tied groups and what waits."""
     measures = list(dict.fromkeys(r["measure"] for r in out.get("runs", [])))
+    favoured = {(f["run"], f["measure"]) for f in out.get("favoured") or []}
     for m in measures:
         table = Table(title=f"{m}: estimate with its {_level(out)} interval · the judge's labels alone · people alone",
                       caption="labels: the judge's labels taken as true; people: the sample alone, same budget")
@@ -94,9 +95,12 @@ def show(out: dict) -> None:
             table.add_column(col, justify="right", no_wrap=True)
         for r in sorted((r for r in out["runs"] if r["measure"] == m), key=lambda r: -r["estimate"]):
             po = r.get("people_only") or {}
-            table.add_row(shown(r["run"]), _num(r["estimate"]), _span(r["low"], r["high"]), _num(r.get("labels_only")),
+            mark = " [yellow]⚑[/]" if (r["run"], m) in favoured else ""
+            table.add_row(shown(r["run"]) + mark, _num(r["estimate"]), _span(r["low"], r["high"]), _num(r.get("labels_only")),
                           _num(po.get("estimate")), _span(po.get("low"), po.get("high")))
         console.print(table)
+    for line in _favoured_lines(out):
+        console.print(line, highlight=False, soft_wrap=True)
     for line in _tied_lines(out):
         console.print(line, highlight=False, soft_wrap=True)
     sample = out.get("sample") or {}
@@ -123,6 +127,20 @@ def _span(low, high) -> str:
 def _level(out: dict) -> str:
     alpha = out.get("alpha")
     return f"{100 * (1 - alpha):g}%" if isinstance(alpha, (int, float)) else "confidence"
+
+
+def _favoured_lines(out: dict) -> list[str]:
+    """The judge-favoured runs, one line each, after a line saying what the flag means."""
+    rows = out.get("favoured") or []
+    if not rows:
+        return []
+    lines = [f"⚑ judge-favoured runs ({len(rows)}): the judge calls relevant a larger share of the pairs people "
+             "reject in their top k than it does for runs of the same quality, beyond the interval: systems that "
+             "share the judge's preferences; trust their estimate, not their labels-only score"]
+    lines += [f"  {shown(f['run'])} ({f['measure']}): labels-only minus estimate {f['gap']:.3f} "
+              f"({_span(f['low'], f['high'])}), favour {f['favour']:.2f} ({f['favour_low']:.2f}–{f['favour_high']:.2f}) "
+              f"against {f['expected']:.2f} for its quality, p = {f['p_value']:.2g} (Holm)" for f in rows]
+    return lines
 
 
 def _tied_lines(out: dict) -> list[str]:

@@ -3,7 +3,8 @@ probability sample (prediction-powered inference). See docs/estimates.md.
 
 Public API (stable): :class:`SampledPair`, :class:`Sample`, :func:`draw_sample`, :data:`DESIGNS`,
 :func:`universe_of`, :func:`rankings` (design); :func:`write_sample`, :func:`read_sample` (the sample file);
-:func:`estimate_runs`, :class:`Estimates` (estimators); :class:`EstimateError` (refusals).
+:func:`estimate_runs`, :class:`Estimates` (estimators); :class:`EstimateError` (refusals). What the
+product gives them (runs, labels and sample from files or a workspace): :mod:`qrelkit.estimate.workspace`.
 """
 from qrelkit.estimate.design import DESIGNS, Sample, SampledPair, draw_sample, rankings, universe_of
 from qrelkit.estimate.errors import EstimateError

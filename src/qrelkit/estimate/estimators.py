@@ -40,6 +40,7 @@ from qrelkit.estimate.calibration import CalibrationRow
 from qrelkit.estimate.design import Sample, top_counts, universe_of
 from qrelkit.estimate.differences import Difference, estimate_differences, exact_differences, tied_groups
 from qrelkit.estimate.errors import EstimateError
+from qrelkit.estimate.favoured import Favoured, favoured_runs
 from qrelkit.estimate.frame import Frame, exact_scores
 from qrelkit.estimate.measures import MeasureKind, judged_share, parse_measures
 from qrelkit.estimate.nonlinear import Inputs, fit_measure
@@ -99,6 +100,7 @@ class Estimates:
     threshold: int
     design: str
     warnings: tuple[str, ...] = ()
+    favoured: tuple[Favoured, ...] = ()  # every run's judge-favoured check (estimate.favoured)
 
     def to_json(self) -> dict:
         return {
@@ -111,6 +113,7 @@ class Estimates:
                        "census_unlabelled": [list(p) for p in self.census_unlabelled], "design": self.design},
             "universe": self.universe, "topics": self.topics, "alpha": self.alpha, "threshold": self.threshold,
             "warnings": list(self.warnings),
+            "favoured": [f.to_dict() for f in self.favoured if f.flagged],
         }
 
 
@@ -131,16 +134,18 @@ def estimate_runs(runs: Runs, labels: Mapping[Pair, int], people: Mapping[Pair, 
     rows: list[EstimateRow] = []
     diffs: list[Difference] = []
     tied = []
+    favoured: list[Favoured] = []
     judge = np.array([labels.get(p, 0) for p in frame.pairs])
     for kind in kinds:
         m_rows, m_diffs = _one_measure(frame, kind, inputs, judge, alpha, set(labels))
         rows += m_rows
         diffs += m_diffs
         tied.append((kind.key, tied_groups(frame.names, [r.estimate for r in m_rows], m_diffs)))
+        favoured += favoured_runs(m_rows, alpha) if kind.label != "judged" else ()
     warnings = ratio_warnings([k.key for k in kinds if not k.linear], sample.design, len(design.index), len(frame.topics))
     return Estimates(tuple(rows), tuple(diffs), tuple(tied), _calibration(frame, labels, design, thr),
                      len(sample.pairs), len(design.index), unlabelled, len(sample.census), census_missing,
-                     len(frame.pairs), len(frame.topics), alpha, thr, sample.design, warnings)
+                     len(frame.pairs), len(frame.topics), alpha, thr, sample.design, warnings, tuple(favoured))
 
 
 def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndarray, alpha: float,

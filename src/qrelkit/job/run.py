@@ -144,7 +144,7 @@ def _finish(store: Store, ws: Path, job: Job, report: bool, judged: bool) -> tup
         from qrelkit.report.estimates import estimates_section, gather
 
         estimates = estimates_section(gather(store, job.method_id, job.model_id))
-    if estimates is not None:  # a people's probability sample: the scores with intervals (qrelkit.estimating)
+    if estimates is not None:  # a people's probability sample: the scores with intervals (qrelkit.estimate.workspace)
         evaluation["estimates"] = estimates
     return result.counts(), out, report_path, evaluation
 

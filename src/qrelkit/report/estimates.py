@@ -20,7 +20,7 @@ from qrelkit.report import plots
 if TYPE_CHECKING:
     from qrelkit.store import Store
 
-COLORS = {"estimate": "#1f77b4", "labels_only": "#d62728", "people_only": "#9e9e9e"}
+COLORS = {"estimate": "#1f77b4", "labels_only": "#d62728", "people_only": "#9e9e9e", "favoured": "#b35900"}
 
 
 def estimates_section(estimates: Optional[dict]) -> Optional[dict]:
@@ -39,12 +39,14 @@ def estimates_figure(section: Optional[dict]) -> list[dict]:
         return []
     rows = section.get("runs") or []
     measures = list(dict.fromkeys(r["measure"] for r in rows))
-    return [{"measure": m, "png": forest([r for r in rows if r["measure"] == m], m)} for m in measures]
+    favoured = {(f["run"], f["measure"]) for f in section.get("favoured") or []}
+    return [{"measure": m, "png": forest([r for r in rows if r["measure"] == m], m,
+                                         {run for run, fm in favoured if fm == m})} for m in measures]
 
 
-def forest(rows: list[dict], measure: str) -> Optional[str]:
+def forest(rows: list[dict], measure: str, favoured: frozenset | set = frozenset()) -> Optional[str]:
     """Each run's estimate and interval (filled, blue), its people-only interval (thin, grey) and its
-    labels-only score (hollow, red), best on top."""
+    labels-only score (hollow, red), best on top; judge-favoured runs' names marked (orange, "favoured")."""
     if not rows:
         return None
     plt = plots._plt()
@@ -63,7 +65,10 @@ def forest(rows: list[dict], measure: str) -> Optional[str]:
             ax.scatter([r["labels_only"]], [y], facecolors="none", edgecolors=COLORS["labels_only"], s=30, zorder=4,
                        label="labels only" if y == 0 else None)
     ax.set_yticks(range(n))
-    ax.set_yticklabels([r["run"] for r in rows], fontsize=7)
+    ax.set_yticklabels([r["run"] + (" (favoured)" if r["run"] in favoured else "") for r in rows], fontsize=7)
+    for tick, r in zip(ax.get_yticklabels(), rows):
+        if r["run"] in favoured:
+            tick.set_color(COLORS["favoured"])
     ax.set_xlabel(measure)
     ax.set_title(f"{measure}: estimates with their intervals, and the judge's labels taken as true", fontsize=10)
     ax.legend(loc="lower right", fontsize=8)
@@ -75,7 +80,7 @@ def gather(store: "Store", method: Optional[str] = None, model: Optional[str] = 
     """The section's data from a workspace: None without a sample; the refusal's message (and the
     pairs that wait) when the estimate is refused; else the estimates' JSON object."""
     from qrelkit.errors import UsageError
-    from qrelkit.estimating import estimate_workspace
+    from qrelkit.estimate.workspace import estimate_workspace
 
     if store.people_sample_design() is None:
         return None

@@ -1,6 +1,7 @@
 """The estimate as the product runs it: its inputs gathered from files or from a workspace.
 
-The estimators are :mod:`qrelkit.estimate`'s; this module only decides what they are given:
+The estimators are the package's (:mod:`qrelkit.estimate.estimators`); this module only decides what they
+are given (it was ``qrelkit.estimating``, outside the package it belongs to):
 
 - from files: the runs (named as `evaluate` names them), the judge's labels, the people's labels
   and a sample file (:mod:`qrelkit.estimate.sample_file`);
@@ -9,6 +10,11 @@ The estimators are :mod:`qrelkit.estimate`'s; this module only decides what they
   app's decisions, and the original qrels, which are a census: people labelled them already), and
   the stored draw (:mod:`qrelkit.store.samples`). A draw from a pool that has changed since is
   refused: its probabilities describe a universe that no longer exists.
+
+Imports of the store, the pool and the workspace stay inside the functions: ``qrelkit.pooling`` imports
+this package (the designs), and the package is itself callable (``qrelkit.estimate(...)`` runs
+``qrelkit.api.estimate``, which imports this module; see :mod:`qrelkit._callable`), so a module-level
+import here would close a cycle through whichever of them is imported first.
 """
 from __future__ import annotations
 
