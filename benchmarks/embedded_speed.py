@@ -12,8 +12,9 @@ the embedded model, ``WORKERSxTHREADS`` (:mod:`qrelkit.llm.local_pool`): ``1x2``
 with two threads (the layout before), ``2x1`` two copies with one thread each (the default).
 
 The variants run in turn, ``--rounds`` times, the order reversed every other round (ABBA), so
-that the shared machine's drifting load falls on both alike. Printed, per variant (the median
-round): model loading, each signal's wall and CPU seconds per pair, the learning step, the whole
+that the shared machine's drifting load falls on both alike. Printed, per variant (the mean of
+its rounds): model loading (once per process, so the first round's; run one variant alone for a
+clean figure), each signal's wall and CPU seconds per pair, the learning step, the whole
 judge's pairs per second (wall) and per CPU-second; then the largest |difference| of each
 signal's values from the first variant's (0 means the same numbers), and the balanced accuracy
 and AUC of the fitted combination. CPU seconds are the process's (every thread), so a thread
@@ -108,9 +109,11 @@ def fit_and_score(values: dict, pairs, y, calib: int) -> dict:
     return scores(model.probabilities(x[calib:]), y[calib:]) if model is not None else {}
 
 
-def median_round(rounds: list[dict]) -> dict:
-    total = [sum(r["wall"].values()) for r in rounds]
-    return rounds[int(np.argsort(total)[len(total) // 2])]
+def mean_of(rounds: list[dict], kind: str, step: str) -> float:
+    """A step's seconds, averaged over the rounds (loading: the first round's, when it loaded)."""
+    if step.startswith("load"):
+        return rounds[0][kind].get(step, 0.0)
+    return float(np.mean([r[kind].get(step, 0.0) for r in rounds]))
 
 
 def table(results: dict, n_pairs: int) -> list[str]:
@@ -121,16 +124,14 @@ def table(results: dict, n_pairs: int) -> list[str]:
         per = "" if s.startswith("load") or s == "learning" else "/pair"
         row = f"{s + (' (s' + per + ')'):<22}"
         for n in names:
-            r = median_round(results[n])
             div = 1 if not per else n_pairs
-            row += f"{r['wall'].get(s, 0) / div:>16.4f}{r['cpu'].get(s, 0) / div:>14.4f}"
+            row += f"{mean_of(results[n], 'wall', s) / div:>16.4f}{mean_of(results[n], 'cpu', s) / div:>14.4f}"
         out.append(row)
     row_w, row_c = f"{'judge pairs/s':<22}", f"{'judge pairs/CPU-s':<22}"
+    work = [*SIGNALS, "learning"]
     for n in names:
-        r = median_round(results[n])
-        work = [*SIGNALS, "learning"]
-        row_w += f"{n_pairs / sum(r['wall'][s] for s in work):>16.3f}{'':>14}"
-        row_c += f"{'':>16}{n_pairs / sum(r['cpu'][s] for s in work):>14.3f}"
+        row_w += f"{n_pairs / sum(mean_of(results[n], 'wall', s) for s in work):>16.3f}{'':>14}"
+        row_c += f"{'':>16}{n_pairs / sum(mean_of(results[n], 'cpu', s) for s in work):>14.3f}"
     return out + [row_w, row_c]
 
 
@@ -161,7 +162,7 @@ def main(argv=None) -> int:
                   f"load average {r['load']:.1f}", file=sys.stderr, flush=True)
     ref = results[names[0]][0]["values"]
     print(f"embedded judge, {len(pairs)} LLMJudge dev pairs ({a.calib} labelled), {a.rounds} rounds ABBA, "
-          f"median round; load average {os.getloadavg()[0]:.1f}; variants WORKERSxTHREADS")
+          f"mean of the rounds (loading: the first, in a fresh process); load average {os.getloadavg()[0]:.1f}; variants WORKERSxTHREADS")
     print("\n".join(table(results, len(pairs))))
     diffs = {n: {s: float(max(np.nanmax(np.abs(r["values"][s] - ref[s])) for r in results[n])) for s in SIGNALS}
              for n in names}

@@ -88,16 +88,16 @@ def test_a_failed_load_frees_its_place():
     assert pool.acquire().n == 1
 
 
-def test_the_default_layout_is_two_single_thread_copies(monkeypatch):
+def test_the_default_layout_is_one_copy_with_two_threads(monkeypatch):
     monkeypatch.delenv(local_pool.WORKERS_ENV, raising=False)
     monkeypatch.delenv(local_pool.THREADS_ENV, raising=False)
-    assert local_pool.layout() == Layout(2, 1)
+    assert local_pool.layout() == Layout(1, 2)
 
 
 def test_the_environment_sets_the_layout(monkeypatch):
-    monkeypatch.setenv(local_pool.WORKERS_ENV, "1")
-    monkeypatch.setenv(local_pool.THREADS_ENV, "2")
-    assert local_pool.layout() == Layout(1, 2)
+    monkeypatch.setenv(local_pool.WORKERS_ENV, "2")
+    monkeypatch.setenv(local_pool.THREADS_ENV, "1")
+    assert local_pool.layout() == Layout(2, 1)
 
 
 @pytest.mark.parametrize("value", ["0", "two", "-1"])

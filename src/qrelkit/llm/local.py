@@ -6,12 +6,11 @@ through package metadata (importing that package would pull in the ``llm``
 CLI's plugin machinery for nothing).
 
 Why it is written this way:
-- A few copies of the model per process and path (module-level cache), each
-  with one thread and one call at a time, side by side
-  (:mod:`qrelkit.llm.local_pool`: llama.cpp's threads wait for each other
-  after every operation, which on shared cores costs more than they gain);
-  the backend declares ``max_concurrency`` = the number of copies, so the
-  Client queues callers before its per-call timeout starts.
+- One copy of the model per process and path (module-level cache), and one
+  call at a time per copy; the backend declares ``max_concurrency`` = the
+  number of copies (1 unless ``QRELKIT_LOCAL_WORKERS`` says more, see
+  :mod:`qrelkit.llm.local_pool`), so the Client queues callers before its
+  per-call timeout starts: with two cores, parallel decodes only thrash.
 - ``logits_all=False``: llama-cpp-python's own logprob options need logits
   for every position of the context (n_ctx x vocab floats, ~400 MB here).
   Instead the logits we need are read straight after each decode — the last
@@ -72,8 +71,8 @@ from qrelkit.llm.base import (
 
 DEFAULT_MODEL_ID = "local:smollm2-135m-instruct-q4_1"
 N_CTX = 2048
-# Threads per copy of the model (QRELKIT_LOCAL_THREADS, default 1) and copies side by side
-# (QRELKIT_LOCAL_WORKERS, default 2): see qrelkit.llm.local_pool.
+# Threads per copy of the model (QRELKIT_LOCAL_THREADS, default 2; two cores is the target machine)
+# and copies side by side (QRELKIT_LOCAL_WORKERS, default 1): see qrelkit.llm.local_pool.
 N_THREADS = local_pool.DEFAULT_THREADS
 SEED = 1234
 _LOGIT_CHUNK = 64  # rows of logits requested per decode when scoring; bounds memory

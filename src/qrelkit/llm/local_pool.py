@@ -1,17 +1,16 @@
-"""Copies of the embedded model side by side, one llama.cpp thread each, one call at a time each.
+"""Copies of the embedded model side by side, each with its own threads and one call at a time.
 
-Why: llama.cpp splits every operation of a decode between its threads and makes them meet at a
-barrier after each one (hundreds per decode of SmolLM2); with ``OMP_WAIT_POLICY=PASSIVE`` (see
-:func:`qrelkit.llm.local.import_llama_cpp`) a thread that arrives first sleeps until its partner
-is done, so the two threads of one decode advance at the pace of the slower and give up the core
-at every barrier. Measured on this machine at load 7-8, two threads evaluated prompts no faster
-than one (46-59 against 47-68 tokens/s, the :mod:`qrelkit.llm.local` docstring). Two copies with
-one thread each decode two different calls at the same time, with no barrier between them.
-
-What it gains depends on the machine: on a saturated one (load average 15-19 on 2 cores,
-``benchmarks/embedded_speed.py``, 7 December 2026) both layouts got the same share of the CPU
-and the same pairs per second (1.0 CPU-second per pair either way: 73% of it in llama.cpp's
-``ggml_vec_dot_q4_1_q8_1``, which the layout does not change); see docs/embedded-judge.md.
+Why it exists: llama.cpp splits every operation of a decode between its threads and makes them
+meet at a barrier after each one (hundreds per decode of SmolLM2); with
+``OMP_WAIT_POLICY=PASSIVE`` (see :func:`qrelkit.llm.local.import_llama_cpp`) a thread that
+arrives first sleeps until its partner is done. Two copies with one thread each decode two
+different calls at the same time with no barrier between them, which should use two free cores
+better. Measured, it did not (``benchmarks/embedded_speed.py`` and docs/embedded-judge.md,
+7 December 2026, load average 12-19 on 2 cores): one copy with two threads scored as many or
+more pairs per second (0.26-0.45 against 0.13-0.33 in alternating 10-pair runs) and per
+CPU-second, and the judge's whole cost was the same (1.0 CPU-second per pair; 73% of it in
+llama.cpp's ``ggml_vec_dot_q4_1_q8_1``, which no layout changes). So the default stays one copy
+with two threads; the layout is a setting for machines where more copies measure faster.
 
 The values do not depend on the layout: each output of a matrix product is computed whole by one
 thread with the same kernel whatever the number of threads, so a copy with one thread gives the
@@ -19,11 +18,9 @@ numbers one copy with two threads gives (tests/llm_layer/test_local_pool.py comp
 real pairs, bit for bit). The weights are memory-mapped, so the copies share them; each has its
 own KV cache (about 50 MB at a 2,048-token context).
 
-``QRELKIT_LOCAL_WORKERS`` (copies, default 2) and ``QRELKIT_LOCAL_THREADS`` (threads per copy,
-default 1) set the layout; ``QRELKIT_LOCAL_WORKERS=1 QRELKIT_LOCAL_THREADS=2`` is the layout
-before (one copy, two threads), kept for comparison and for machines where it measures faster.
-A copy is loaded when a call finds every loaded copy busy, so a process that makes one call at a
-time loads one.
+``QRELKIT_LOCAL_WORKERS`` (copies, default 1) and ``QRELKIT_LOCAL_THREADS`` (threads per copy,
+default 2) set the layout. A copy is loaded when a call finds every loaded copy busy, so a
+process that makes one call at a time loads one.
 """
 from __future__ import annotations
 
@@ -37,8 +34,8 @@ from qrelkit.errors import BackendError
 
 WORKERS_ENV = "QRELKIT_LOCAL_WORKERS"
 THREADS_ENV = "QRELKIT_LOCAL_THREADS"
-DEFAULT_WORKERS = 2  # two cores is the target machine
-DEFAULT_THREADS = 1
+DEFAULT_WORKERS = 1
+DEFAULT_THREADS = 2  # two cores is the target machine
 
 T = TypeVar("T")
 
