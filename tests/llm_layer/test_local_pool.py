@@ -178,3 +178,12 @@ def test_the_values_differ_between_pairs(side_by_side):
     # a check that the comparison above compares something: the pairs' values are not all alike
     _, (pmi_old, _, _), _ = side_by_side
     assert len(set(pmi_old.ravel().tolist())) == len(pmi_old)
+
+
+def test_the_layout_is_not_part_of_the_model_id():
+    # the id is what cached answers, signal versions and stored judge ids are keyed by: a layout
+    # gives the same numbers, so a workspace scored in one layout resumes in another
+    from qrelkit.llm.local import DEFAULT_MODEL_ID, LocalBackend
+
+    ids = {LocalBackend(layout=lay).model_id for lay in (Layout(1, 2), Layout(2, 1), Layout(3, 1))}
+    assert ids == {DEFAULT_MODEL_ID}
