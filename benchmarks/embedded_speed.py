@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -85,9 +86,9 @@ def one_variant(layout, pairs, y, calib: int, data: Path) -> dict:
         ctx = signals.context_from_store(store, client=client)
         for name in SIGNALS[:-1]:
             sig = signals.build(name)
-            values[name] = clock.step(name, lambda: asyncio.run(signals.values(sig, pairs, ctx)))
+            values[name] = clock.step(name, lambda sig=sig: asyncio.run(signals.values(sig, pairs, ctx)))
         lab = pairs[:calib]
-        fctx = __import__("dataclasses").replace(ctx, judged=judged_of(lab, y[:calib]))
+        fctx = dataclasses.replace(ctx, judged=judged_of(lab, y[:calib]))
         values["feedback"] = clock.step(
             "feedback", lambda: asyncio.run(signals.values(signals.build("feedback"), pairs, fctx)))
     quality = clock.step("learning", lambda: fit_and_score(values, pairs, y, calib))

@@ -56,7 +56,6 @@ import numpy as np
 
 from qrelkit.errors import BackendError
 from qrelkit.llm import local_pool
-from qrelkit.llm.local_pool import Instances, Layout
 from qrelkit.llm.base import (
     CHAT,
     JSON_SCHEMA,
@@ -68,6 +67,7 @@ from qrelkit.llm.base import (
     ScoreResult,
     TokenLogprob,
 )
+from qrelkit.llm.local_pool import Instances, Layout
 
 DEFAULT_MODEL_ID = "local:smollm2-135m-instruct-q4_1"
 N_CTX = 2048
