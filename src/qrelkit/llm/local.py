@@ -139,7 +139,8 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class _Loaded:
-    """A loaded model with the lock that serialises its use and the pieces derived from it."""
+    """One loaded copy of the model and the pieces derived from it; one caller at a time uses it
+    (:class:`~qrelkit.llm.local_pool.Instances` lends it)."""
 
     def __init__(self, path: Path, threads: int = N_THREADS):
         try:
