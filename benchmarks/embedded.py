@@ -4,6 +4,8 @@
                                   [--signals pmi+ql+dense+lexical+feedback] [--workspace DIR]
                                   [--data DIR] [--model local] [--per-topic [all|query]] [--c 0.1,cv]
     (also: python benchmarks/judges.py --experiment embedded ...)
+    (time per signal and pairs per second of each layout of the embedded model, side by side,
+     with the values compared: python benchmarks/embedded_speed.py)
 
 ``llmjudge`` (the default; LLMJudge dev): from the collection's qrels (binary relevance = grade
 >= 2), ``--calib + --n`` pairs are drawn uniformly at random (seed 0), not stratified by grade.

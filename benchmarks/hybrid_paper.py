@@ -212,6 +212,7 @@ def _worker_init() -> None:
     # One llama.cpp thread per worker unless the user says otherwise: two single-thread workers
     # ask for the same two cores as one two-thread process, without its thread barriers.
     os.environ.setdefault("QRELKIT_LOCAL_THREADS", "1")
+    os.environ.setdefault("QRELKIT_LOCAL_WORKERS", "1")  # one copy of the model per worker process
 
 
 def _worker(a, e: int, allocation: str, log: Path) -> None:

@@ -6,10 +6,11 @@ through package metadata (importing that package would pull in the ``llm``
 CLI's plugin machinery for nothing).
 
 Why it is written this way:
-- One model instance per process and path (module-level cache), and one call
-  at a time (a lock; the backend declares ``max_concurrency = 1`` so the
-  Client queues callers before its per-call timeout starts): with two cores,
-  parallel decodes only thrash.
+- One copy of the model per process and path (module-level cache), and one
+  call at a time per copy; the backend declares ``max_concurrency`` = the
+  number of copies (1 unless ``QRELKIT_LOCAL_WORKERS`` says more, see
+  :mod:`qrelkit.llm.local_pool`), so the Client queues callers before its
+  per-call timeout starts: with two cores, parallel decodes only thrash.
 - ``logits_all=False``: llama-cpp-python's own logprob options need logits
   for every position of the context (n_ctx x vocab floats, ~400 MB here).
   Instead the logits we need are read straight after each decode — the last
@@ -54,6 +55,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from qrelkit.errors import BackendError
+from qrelkit.llm import local_pool
 from qrelkit.llm.base import (
     CHAT,
     JSON_SCHEMA,
@@ -65,16 +67,17 @@ from qrelkit.llm.base import (
     ScoreResult,
     TokenLogprob,
 )
+from qrelkit.llm.local_pool import Instances, Layout
 
 DEFAULT_MODEL_ID = "local:smollm2-135m-instruct-q4_1"
 N_CTX = 2048
-# Two cores is the target machine; QRELKIT_LOCAL_THREADS overrides (e.g. 1 on a
-# machine shared with other CPU-heavy work, where llama.cpp's thread barriers stall).
-N_THREADS = int(os.environ.get("QRELKIT_LOCAL_THREADS", "2"))
+# Threads per copy of the model (QRELKIT_LOCAL_THREADS, default 2; two cores is the target machine)
+# and copies side by side (QRELKIT_LOCAL_WORKERS, default 1): see qrelkit.llm.local_pool.
+N_THREADS = local_pool.DEFAULT_THREADS
 SEED = 1234
 _LOGIT_CHUNK = 64  # rows of logits requested per decode when scoring; bounds memory
 
-_models: dict[str, "_Loaded"] = {}
+_models: dict[tuple[str, Layout], "Instances[_Loaded]"] = {}
 _models_lock = threading.Lock()
 
 
@@ -82,11 +85,12 @@ def _close_models() -> None:
     """Free the shared models while the interpreter is still whole: left to
     llama_cpp's __del__ at shutdown, freeing prints an ignored TypeError."""
     with _models_lock:
-        for m in _models.values():
-            try:
-                m.llm.close()
-            except Exception:  # noqa: BLE001  shutdown must not fail over a model already freed
-                pass
+        for pool in _models.values():
+            for m in pool.loaded:
+                try:
+                    m.llm.close()
+                except Exception:  # noqa: BLE001  shutdown must not fail over a model already freed
+                    pass
         _models.clear()
 
 
@@ -135,9 +139,10 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class _Loaded:
-    """A loaded model with the lock that serialises its use and the pieces derived from it."""
+    """One loaded copy of the model and the pieces derived from it; one caller at a time uses it
+    (:class:`~qrelkit.llm.local_pool.Instances` lends it)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, threads: int = N_THREADS):
         try:
             llama_cpp = import_llama_cpp()
             from llama_cpp import Llama
@@ -146,12 +151,11 @@ class _Loaded:
             raise BackendError(f"the embedded model needs llama-cpp-python: {e}") from None
 
         self.path = path
-        self.lock = threading.Lock()
         self.llm = Llama(
             str(path),
             n_ctx=N_CTX,
-            n_threads=N_THREADS,
-            n_threads_batch=N_THREADS,
+            n_threads=threads,
+            n_threads_batch=threads,
             seed=SEED,
             logits_all=False,
             verbose=False,
@@ -318,43 +322,56 @@ class _Loaded:
         )
 
 
-def load(path: Optional[str] = None) -> _Loaded:
+def instances(path: Optional[str] = None, layout: Optional[Layout] = None) -> "Instances[_Loaded]":
+    """The copies of the model at ``path`` (the packaged one by default) in ``layout`` (the
+    environment's by default); nothing is loaded until a call needs a copy."""
     p = Path(path) if path else default_model_path()
-    key = str(p.resolve())
+    lay = layout or local_pool.layout()
+    key = (str(p.resolve()), lay)
     with _models_lock:
-        m = _models.get(key)
-        if m is None:
+        pool = _models.get(key)
+        if pool is None:
             if not p.is_file():
                 raise BackendError(f"{p}: no such model file")
-            try:
-                m = _Loaded(p)
-            except BackendError:
-                raise
-            except Exception as e:  # noqa: BLE001 - llama.cpp reports load failures as ValueError
-                raise BackendError(f"{p}: cannot load model: {e}") from None
-            _models[key] = m
-        return m
+            pool = _models[key] = Instances(lambda: _load_copy(p, lay.threads), lay.workers)
+        return pool
+
+
+def _load_copy(p: Path, threads: int) -> _Loaded:
+    try:
+        return _Loaded(p, threads)
+    except BackendError:
+        raise
+    except Exception as e:  # noqa: BLE001 - llama.cpp reports load failures as ValueError
+        raise BackendError(f"{p}: cannot load model: {e}") from None
+
+
+def load(path: Optional[str] = None) -> _Loaded:
+    """A loaded copy of the model (loading one if needed): what tells whether it can be loaded here."""
+    return instances(path).first()
 
 
 class LocalBackend:
-    """Backend protocol over the in-process model; the model loads on first use."""
+    """Backend protocol over the in-process model; copies load on first use."""
 
-    max_concurrency = 1
-
-    def __init__(self, path: Optional[str] = None):
+    def __init__(self, path: Optional[str] = None, layout: Optional[Layout] = None):
         self.path = path or None
         self.model_id = model_id_for(path)
         self.capabilities = frozenset({CHAT, JSON_SCHEMA, TOP_LOGPROBS, SCORE})
-        self._loaded: Optional[_Loaded] = None
+        self.layout = layout or local_pool.layout()
+        self.max_concurrency = self.layout.workers  # one call per copy; the Client queues the rest
+        self._pool: "Optional[Instances[_Loaded]]" = None
 
     def loaded(self) -> _Loaded:
-        if self._loaded is None:
-            self._loaded = load(self.path)
-        return self._loaded
+        return self.pool().first()
+
+    def pool(self) -> "Instances[_Loaded]":
+        if self._pool is None:
+            self._pool = instances(self.path, self.layout)
+        return self._pool
 
     def _locked(self, fn: str, *args: Any) -> Any:
-        m = self.loaded()
-        with m.lock:
+        with self.pool().use() as m:
             t0 = time.perf_counter()
             res = getattr(m, fn)(*args)
             return res, time.perf_counter() - t0
