@@ -121,3 +121,12 @@ def test_a_weak_run_above_a_steep_line_but_below_most_runs_favour_is_not_flagged
     found = {f.run: f for f in favoured_runs([*strong, row("weak", 0.1, 0.1 + 0.2 * 0.9)])}
     assert found["weak"].favour - found["weak"].expected > 0.1
     assert not found["weak"].flagged
+
+
+def test_fill_and_builds_closing_line_names_the_favoured_runs():
+    from qrelkit.job.run import _estimates_note
+
+    out = {"available": True, "alpha": 0.05, "runs": [{"run": "a"}, {"run": "copy"}], "sample": {"labelled": 9},
+           "favoured": [{"run": "copy", "measure": "P@10"}, {"run": "copy", "measure": "nDCG@10"}]}
+    assert _estimates_note(Path("ws"), out).endswith("; the judge favours copy (see the report's Estimates)")
+    assert "favours" not in _estimates_note(Path("ws"), {**out, "favoured": []})

@@ -300,8 +300,10 @@ def _estimates_note(ws: Path, estimates: Optional[dict]) -> str:
     if not estimates.get("available"):
         return f"; no estimates: {estimates.get('reason')}"
     runs = len({r["run"] for r in estimates.get("runs", [])})
+    favoured = list(dict.fromkeys(f["run"] for f in estimates.get("favoured") or []))
     return (f"; estimates with {100 * (1 - estimates['alpha']):g}% intervals for {runs} runs from "
-            f"{estimates['sample']['labelled']} people's labels (`qrelkit estimate -w {ws}`)")
+            f"{estimates['sample']['labelled']} people's labels (`qrelkit estimate -w {ws}`)"
+            + (f"; the judge favours {', '.join(favoured)} (see the report's Estimates)" if favoured else ""))
 
 
 def fill(
