@@ -114,3 +114,23 @@ def test_active_spends_the_budget_where_the_judge_is_unsure():
 ])
 def test_apportion_respects_bounds_and_totals(total, weights, lower, upper, expected):
     assert apportion(total, weights, lower, upper) == expected
+
+
+def test_a_sample_drawn_with_the_pure_weights_still_reads_and_estimates(tmp_path, monkeypatch):
+    """Samples stored before the defensive mixture carry the same design name and their own
+    probabilities: the estimator reads the stored probabilities, never the design's current weights."""
+    import qrelkit.estimate.design as design
+    from qrelkit.estimate import estimate_runs, read_sample, write_sample
+
+    monkeypatch.setattr(design, "DEFENSIVE_SHARE", 0.0)
+    old = draw_sample(UNIVERSE, size=120, design="weighted", runs=RUNS, seed=5)
+    monkeypatch.undo()
+    assert old.pairs != draw_sample(UNIVERSE, size=120, design="weighted", runs=RUNS, seed=5).pairs
+    write_sample(tmp_path / "old.tsv", old)
+    back = read_sample(tmp_path / "old.tsv")
+    assert back.pairs == old.pairs and back.design == "weighted"
+    people = {(p.qid, p.docid): TRUTH[(p.qid, p.docid)] for p in back.pairs}
+    a = estimate_runs(RUNS, JUDGE, people, back, ["P@10"], threshold=2)
+    b = estimate_runs(RUNS, JUDGE, people, old, ["P@10"], threshold=2)
+    assert [x for r in a.rows for x in (r.estimate, r.low, r.high)] == \
+        pytest.approx([x for r in b.rows for x in (r.estimate, r.low, r.high)])

@@ -28,7 +28,7 @@ the topic's total weight, hence its budget, is unchanged, and its inclusion prob
 times the one the uniform design gives it. A Horvitz–Thompson weight is then at most ``1/e`` times the
 uniform design's for *every* pair, whatever the target: the runs' P@k and DCG@k, which the runs' weights
 serve, but also nDCG's ideal DCG, whose counts per grade need the relevant pairs no run ranks high (the
-pure sqrt(c) design drew those with probability 0.06 in 10, and all runs erred together through one
+pure sqrt(c) design drew some with probability 0.06, and all runs erred together through one
 ideal). e = 1/2 is the minimax choice, fixed by argument and not tuned on the benchmark: the mixture's
 variance is at most 1/e times the uniform design's and at most 1/(1 - e) times the pure weighted
 design's for a total the runs' weights fit, and max(1/e, 1/(1 - e)) is least at e = 1/2 (both 2).
