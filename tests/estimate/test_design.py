@@ -8,6 +8,7 @@ import pytest
 
 from qrelkit.errors import UsageError
 from qrelkit.estimate import draw_sample
+from qrelkit.estimate.design import DEFENSIVE_SHARE
 from qrelkit.estimate.strata import apportion, strata_of
 
 from .synthetic import collection
@@ -43,7 +44,18 @@ def test_weighted_draws_pairs_in_many_top_tens_more_often():
     in_top = {(q, d) for r in RUNS.values() for q, ds in r.items() for d in ds[:10]}
     p_top = np.mean([p.probability for p in sample.pairs if (p.qid, p.docid) in in_top])
     p_rest = np.mean([p.probability for p in sample.pairs if (p.qid, p.docid) not in in_top])
-    assert p_top > 2 * p_rest
+    assert p_top > 1.2 * p_rest
+
+
+@pytest.mark.parametrize("size", [80, 160])
+def test_weighted_gives_every_pair_at_least_half_the_uniform_probability(size):
+    """The defensive mixture: no pair's probability falls below DEFENSIVE_SHARE times its topic's uniform
+    rate (up to the rounding of integer allocations), so pairs no run ranks high stay reachable."""
+    sample = draw_sample(UNIVERSE, size=size, design="weighted", runs=RUNS, depth=10)
+    drawn, pairs = Counter(p.qid for p in sample.pairs), Counter(q for q, _ in UNIVERSE)
+    ratio = [p.probability / (drawn[p.qid] / pairs[p.qid]) for p in sample.pairs]
+    assert min(ratio) >= 0.9 * DEFENSIVE_SHARE
+    assert max(ratio) > 1.2  # still weighted
 
 
 def test_each_strata_probability_is_drawn_over_stratum_size():
@@ -102,3 +114,23 @@ def test_active_spends_the_budget_where_the_judge_is_unsure():
 ])
 def test_apportion_respects_bounds_and_totals(total, weights, lower, upper, expected):
     assert apportion(total, weights, lower, upper) == expected
+
+
+def test_a_sample_drawn_with_the_pure_weights_still_reads_and_estimates(tmp_path, monkeypatch):
+    """Samples stored before the defensive mixture carry the same design name and their own
+    probabilities: the estimator reads the stored probabilities, never the design's current weights."""
+    import qrelkit.estimate.design as design
+    from qrelkit.estimate import estimate_runs, read_sample, write_sample
+
+    monkeypatch.setattr(design, "DEFENSIVE_SHARE", 0.0)
+    old = draw_sample(UNIVERSE, size=120, design="weighted", runs=RUNS, seed=5)
+    monkeypatch.undo()
+    assert old.pairs != draw_sample(UNIVERSE, size=120, design="weighted", runs=RUNS, seed=5).pairs
+    write_sample(tmp_path / "old.tsv", old)
+    back = read_sample(tmp_path / "old.tsv")
+    assert back.pairs == old.pairs and back.design == "weighted"
+    people = {(p.qid, p.docid): TRUTH[(p.qid, p.docid)] for p in back.pairs}
+    a = estimate_runs(RUNS, JUDGE, people, back, ["P@10"], threshold=2)
+    b = estimate_runs(RUNS, JUDGE, people, old, ["P@10"], threshold=2)
+    assert [x for r in a.rows for x in (r.estimate, r.low, r.high)] == \
+        pytest.approx([x for r in b.rows for x in (r.estimate, r.low, r.high)])

@@ -58,3 +58,27 @@ def test_the_ranking_follows_nist(outcome):
 def test_the_judge_narrows_the_interval_against_people_alone(outcome):
     rows = outcome[1][0].rows
     assert np.mean([r.high - r.low for r in rows]) < 0.8 * np.mean([r.people_only.high - r.people_only.low for r in rows])
+
+
+def test_a_run_with_no_labelled_top_ten_pair_gets_an_interval_that_is_not_a_point():
+    """Uniform 5% on DL 2019, draw 1: the 16 of UNH_exDL_bm25's 430 top-10 pairs that were drawn are all
+    non-relevant to NIST, so its design variance is 0 (PPI++ tunes lambda to 0, every residual is 0). It
+    got P@10 = [0, 0] before (NIST: 0.06); the anticipated variance of its 27 topics with no labelled
+    pair (estimate/domain.py) gives it a real interval, which holds the NIST value."""
+    from shared_data import shared_data_path
+
+    root = shared_data_path("trec-dl-2019")
+    runs = rankings(read_runs(root / "runs" / "official", max_depth=20))
+    nist = dict(load_qrels(root / "qrels.txt").pairs)
+    llm = dict(load_qrels(root / "llm-qrels" / "farzi_dl19_4prompts_llama3.3-70b.qrel").pairs)
+    universe = universe_of(nist, runs, 10)
+    sample = draw_sample(universe, size=463, design="uniform", runs=runs, seed=1, depth=10)
+    drawn = sample.pair_set()
+    people = {(p.qid, p.docid): nist.get((p.qid, p.docid), 0) for p in sample.pairs}
+    assert all(people[(q, d)] < 2 for q, ds in runs["UNH_exDL_bm25"].items() for d in ds[:10] if (q, d) in drawn)
+    est = estimate_runs(runs, llm, people, sample, ["P@10"], seed=1, threshold=2)
+    row = next(r for r in est.rows if r.run == "UNH_exDL_bm25")
+    frame = Frame.build(universe, runs)
+    true = exact_scores(frame, parse_measures(["P@10"], 2)[0], np.array([nist.get(p, 0) for p in frame.pairs]))
+    assert row.high - row.low > 0.05
+    assert row.low <= true[list(runs).index("UNH_exDL_bm25")] <= row.high

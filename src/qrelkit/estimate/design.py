@@ -17,10 +17,23 @@ Contract (stable; the sample command, the workspace allocation and the estimator
 - :func:`draw_sample` ``(universe, *, size, design, seed, runs, judge_probability, census, depth)``:
   exactly ``size`` pairs from ``universe`` minus ``census``; the same inputs and seed give the same sample.
 - Designs, by name in :data:`DESIGNS` (a weight per pair; strata and allocation follow the weights):
-  ``uniform`` (equal probabilities, stratified by topic), ``weighted`` (weight sqrt(c): c = how many runs
-  put the pair in their top ``depth``, the pair's weight in those runs' P@k and DCG@k; a small floor for
-  pairs no top-k holds, which still count in nDCG's ideal and in recall), ``active`` (the weighted
+  ``uniform`` (equal probabilities, stratified by topic), ``weighted`` (a defensive mixture, below, of
+  weight sqrt(c): c = how many runs put the pair in their top ``depth``, the pair's weight in those runs'
+  P@k and DCG@k; a small floor for pairs no top-k holds), ``active`` (the weighted
   design times the judge's uncertainty sqrt(p(1-p)), Zrnic & Candès 2024; needs ``judge_probability``).
+
+Why ``weighted`` is a defensive mixture (Hesterberg 1995): within a topic a pair's weight is
+``(1 - e) * s_i + e * mean(s)`` with ``s_i`` the runs' weight above and ``e`` = :data:`DEFENSIVE_SHARE`, so
+the topic's total weight, hence its budget, is unchanged, and its inclusion probability is at least ``e``
+times the one the uniform design gives it. A Horvitz–Thompson weight is then at most ``1/e`` times the
+uniform design's for *every* pair, whatever the target: the runs' P@k and DCG@k, which the runs' weights
+serve, but also nDCG's ideal DCG, whose counts per grade need the relevant pairs no run ranks high (the
+pure sqrt(c) design drew some with probability 0.06, and all runs erred together through one
+ideal). e = 1/2 is the minimax choice, fixed by argument and not tuned on the benchmark: the mixture's
+variance is at most 1/e times the uniform design's and at most 1/(1 - e) times the pure weighted
+design's for a total the runs' weights fit, and max(1/e, 1/(1 - e)) is least at e = 1/2 (both 2).
+A sample drawn before this (probabilities from the pure weights) stays valid: the estimator reads each
+pair's stored probability and never re-derives it from the design's name.
 """
 from __future__ import annotations
 
@@ -37,6 +50,7 @@ Pair = tuple[str, str]
 Runs = Mapping[str, Mapping[str, Sequence[str]]]
 
 UNJUDGED_FLOOR = 0.2  # weight of a pair no run ranks in its top k (c = 0), against 1 for c = 1
+DEFENSIVE_SHARE = 0.5  # weighted: the uniform share of the defensive mixture (module docstring)
 UNCERTAINTY_FLOOR = 0.05  # active: a pair the judge is sure about still has a chance
 
 
@@ -108,7 +122,16 @@ def _weighted(d: DesignInput) -> np.ndarray:
     if d.runs is None:
         raise UsageError("design 'weighted' needs the runs whose scores are measured")
     c = top_counts(d.pairs, d.runs, d.depth)
-    return np.where(c > 0, np.sqrt(c), UNJUDGED_FLOOR)
+    return defensive(d.pairs, np.where(c > 0, np.sqrt(c), UNJUDGED_FLOOR), DEFENSIVE_SHARE)
+
+
+def defensive(pairs: Sequence[Pair], weights: np.ndarray, share: float) -> np.ndarray:
+    """Hesterberg's defensive mixture per topic: ``(1 - share) * w + share * (the topic's mean w)``. The
+    topic's total weight is kept; every pair's weight is at least ``share`` times the topic's mean."""
+    topic = np.array([q for q, _ in pairs], dtype=object)
+    _, inverse = np.unique(topic, return_inverse=True)
+    mean = np.bincount(inverse, weights) / np.bincount(inverse)
+    return (1.0 - share) * weights + share * mean[inverse]
 
 
 @register("active")

@@ -55,9 +55,10 @@ def estimate_differences(fitted: Fitted, names: Sequence[str], design: LabelledD
     rows = np.arange(len(names))
     zy, zf = fitted.influence(rows, own_lam)
     dy, df = zy[a] - zy[b], zf[a] - zf[b]
-    lam = power_tune(design, dy, df)
+    extra = fitted.anticipated(a, dy, df, minus=b)
+    lam = power_tune(design, dy, df, extra)
     est = fitted.value(a, lam) - fitted.value(b, lam)
-    half = half_width(design, dy, df, lam, alpha)
+    half = half_width(design, dy, df, lam, alpha, extra)
     return tuple(Difference(names[i], names[j], fitted.kind.key, float(e), float(e - h), float(e + h))
                  for i, j, e, h in zip(a, b, est, half))
 

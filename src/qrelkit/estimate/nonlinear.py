@@ -26,6 +26,9 @@ people's counts alone and a first-order (delta-method) variance covered 0.58 at 
 bias of 1.7 standard errors); an earlier constant skew correction of the counts, tuned on that one
 setting, covered 0.69-0.83 elsewhere. Prediction-powered counts, the floor and the jackknife need no
 constant.
+
+A run whose top k holds (almost) no labelled pair has no design variance to show; :mod:`.domain` adds
+the anticipated one (:meth:`Fitted.anticipated`).
 """
 from __future__ import annotations
 
@@ -33,6 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scipy import sparse
+
+from qrelkit.estimate.domain import DomainModel, Moments, degenerate
 from qrelkit.estimate.frame import Frame
 from qrelkit.estimate.jackknife import RatioParts, jackknife
 from qrelkit.estimate.measures import MeasureKind
@@ -70,6 +76,14 @@ class Fitted:
     floors: np.ndarray
     resid: np.ndarray
     ind: np.ndarray
+    coef_u: sparse.csr_matrix  # [run, universe pair]: the pair's weight in the run's estimate
+    domain: DomainModel
+
+    def anticipated(self, rows: np.ndarray, zy: np.ndarray, zf: np.ndarray, minus: np.ndarray | None = None) -> Moments:
+        """Anticipated moments (:mod:`.domain`) of runs ``rows`` (or of the differences rows - minus) whose
+        influences are ``zy``, ``zf``."""
+        coef = self.coef_u[rows] if minus is None else self.coef_u[rows] - self.coef_u[minus]
+        return self.domain.moments(coef, degenerate(self.design, zy, zf))
 
     def _parts(self, rows: np.ndarray) -> RatioParts:
         coef = self.coef_s[rows]
@@ -113,7 +127,21 @@ def fit_measure(frame: Frame, kind: MeasureKind, inp: Inputs) -> Fitted:
     resid, ind = np.zeros((len(hy), shape[1])), np.zeros((len(hy), shape[1]))
     for j, g in enumerate(levels):
         counts[:, j], floors[:, j], resid[:, j], ind[:, j] = _count(frame, inp, (inp.values >= g).astype(float))
-    return Fitted(kind, a, b, coef_s, hy, hf, frame.topic[design.index], design, counts, floors, resid, ind)
+    coef_u = _estimate_scale(frame, kind, counts, floors)
+    domain = DomainModel(frame.topic, inp.exact, expected, inp.every @ h**2, len(frame.topics), design,
+                         frame.topic[design.index])
+    return Fitted(kind, a, b, coef_s, hy, hf, frame.topic[design.index], design, counts, floors, resid, ind,
+                  coef_u, domain)
+
+
+def _estimate_scale(frame: Frame, kind: MeasureKind, counts: np.ndarray, floors: np.ndarray) -> sparse.csr_matrix:
+    """Each pair's weight in each run's estimate: the numerator's coefficient over the topics (and, for a
+    ratio, over the topic's estimated denominator)."""
+    per_topic = np.full(len(frame.topics), 1.0 / len(frame.topics))
+    if not kind.linear:
+        ones = np.ones((1, len(frame.topics)))
+        per_topic = per_topic * kind.ratio(ones, np.maximum(counts, floors))[1][0]
+    return frame.coefficients(kind).multiply(per_topic[frame.topic][None, :]).tocsr()
 
 
 def _count(frame: Frame, inp: Inputs, hg: np.ndarray) -> tuple[np.ndarray, ...]:

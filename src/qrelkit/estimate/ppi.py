@@ -111,10 +111,12 @@ def labelled_design(strata: Sequence[Stratum], index: Mapping[Pair, int], people
                           arr[:, 4].astype(int), factor)
 
 
-def power_tune(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray) -> np.ndarray:
+def power_tune(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray, extra=None) -> np.ndarray:
     """PPI++'s lambdas per row, ``[row, component]``: the least-squares coefficients of the HT sum of
     zy on those of the prediction components ``zf[k]`` (``zf`` is ``[row, pair]`` for one component, or
-    ``[component, row, pair]``), each clipped to [0, 1]."""
+    ``[component, row, pair]``), each clipped to [0, 1]. ``extra``: anticipated second moments
+    (:class:`qrelkit.estimate.domain.Moments`) of cells the sample cannot show, added to the first
+    component's."""
     zf = zf if zf.ndim == 3 else zf[None]
     k = zf.shape[0]
     sff = np.empty((zy.shape[0], k, k))
@@ -123,6 +125,9 @@ def power_tune(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray) -> np.nda
         sfy[:, i] = design.cov(zy, zf[i])
         for j in range(i, k):
             sff[:, i, j] = sff[:, j, i] = design.cov(zf[i], zf[j])
+    if extra is not None:
+        sfy[:, 0] += extra.fy
+        sff[:, 0, 0] += extra.ff
     ridge = 1e-9 * np.maximum(np.trace(sff, axis1=1, axis2=2), 1e-30)
     lam = np.linalg.solve(sff + ridge[:, None, None] * np.eye(k), sfy[..., None])[..., 0]
     return np.clip(lam, 0.0, 1.0)
@@ -139,9 +144,12 @@ def variance(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray, lam: np.nda
     return np.maximum(design.var(combined(zy, zf, lam)), 0.0)
 
 
-def half_width(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray, lam: np.ndarray, alpha: float) -> np.ndarray:
+def half_width(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray, lam: np.ndarray, alpha: float,
+               extra=None) -> np.ndarray:
     """Half the width of the (1 - alpha) interval: a t quantile with Satterthwaite's degrees of freedom
-    times the design standard error."""
+    times the design standard error; ``extra`` (see :func:`power_tune`) adds its anticipated variance."""
     z = combined(zy, zf, lam)
     df = np.maximum(design.degrees(z), 1.0)
-    return t_dist.ppf(1 - alpha / 2, df) * np.sqrt(np.maximum(design.var(z), 0.0))
+    lam = np.asarray(lam)
+    var = design.var(z) + (0.0 if extra is None else extra.variance(lam[:, 0] if lam.ndim == 2 else lam))
+    return t_dist.ppf(1 - alpha / 2, df) * np.sqrt(np.maximum(var, 0.0))
