@@ -10,7 +10,8 @@ at the start, the middle and the end, plain and under each obfuscation of
 :data:`qrelkit.judging.guard_probes.OBFUSCATIONS` (target: 95 % on the held-out file, whose
 phrasings were written before the guard's rules and are never used to tune them; tune with
 ``benchmarks/guard_dev.txt``). Recall is given per language, obfuscation and position, with a
-Wilson 95 % interval. ``--show-misses`` prints the missed insertions: use it on the dev file only.
+Wilson 95 % interval, and for the rules alone (without the classifier, ``check(learned=False)``).
+``--show-misses`` prints the missed insertions: use it on the dev file only.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from scipy.stats import binomtest  # noqa: E402
 
 from qrelkit.data.docs import read_docs  # noqa: E402
-from qrelkit.judging.guard import check  # noqa: E402
+from qrelkit.judging.guard import LEARNED, check  # noqa: E402
 from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -50,8 +51,9 @@ def recall(docs: list, phrasings_path: Path, seed: int) -> list[dict]:
                 doc = rng.choice(docs)
                 text = insert(doc.text, obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
                 v = check(text)
+                rules = v.flagged and v.rule != LEARNED or check(text, learned=False).flagged
                 rows.append({"lang": p.lang, "line": p.line, "position": position, "obfuscation": name,
-                             "docid": doc.docid, "flagged": v.flagged, "rule": v.rule, "text": p.text})
+                             "docid": doc.docid, "flagged": v.flagged, "rules": rules, "rule": v.rule, "text": p.text})
     return rows
 
 
@@ -89,9 +91,12 @@ def main() -> None:
     flagged, seconds = precision(docs)
     rows = recall(docs, a.phrasings, a.seed)
     hits = sum(r["flagged"] for r in rows)
+    by_rules = sum(r["rules"] for r in rows)
     if a.json:
         print(json.dumps({"passages": len(docs), "flagged": len(flagged), "seconds": round(seconds, 2),
-                          "phrasings": str(a.phrasings), "insertions": len(rows), "recall": hits / len(rows)}))
+                          "flagged_by_classifier": sum(v.rule == LEARNED for _, v in flagged),
+                          "phrasings": str(a.phrasings), "insertions": len(rows), "recall": hits / len(rows),
+                          "recall_rules_alone": by_rules / len(rows)}))
         return
     print(f"Precision: {len(flagged)} of {len(docs):,} untouched DL 2019 passages flagged "
           f"({len(flagged) / len(docs):.3%}; target <= 0.2%), {seconds:.1f} s "
@@ -100,6 +105,8 @@ def main() -> None:
         print(f"  {docid}  {v.rule:<9} {v.span[:110]!r}")
     print(f"\nRecall on {a.phrasings.name}: {hits} of {len(rows)} insertions flagged: {_rate(hits, len(rows))} "
           "(target >= 95%)")
+    print(f"  the rules alone: {by_rules} of {len(rows)}: {_rate(by_rules, len(rows))}; "
+          f"the classifier added {hits - by_rules}")
     for key in ("lang", "obfuscation", "position"):
         print("\n".join(table(rows, key)))
     if a.show_misses:
