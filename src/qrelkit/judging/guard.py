@@ -250,16 +250,17 @@ def _hit(c: _Compiled, text: str) -> Optional[tuple[int, int]]:
     return None
 
 
-def check(text: str, title: Optional[str] = None, *, learned: bool = True) -> GuardVerdict:
+def check(text: str, title: Optional[str] = None, *, learned: bool = True, rules: bool = True) -> GuardVerdict:
     """The guard's verdict on one document (its title too, when it has one); ``learned=False``
-    asks the rules alone (what ``benchmarks/guard.py`` compares the classifier with)."""
+    asks the rules alone, ``rules=False`` the classifier alone (what ``benchmarks/guard.py``
+    reports beside the two together)."""
     full = f"{title}\n{text}" if title else text
     folded = fold(full)
     views = [folded]
     if "<!--" in full:  # a comment may hide an instruction (kept above) or split a word (removed here)
         views.append(fold(_COMMENT.sub("", full)))
     may_flag, rules, triggers = _compiled()
-    for view in views:
+    for view in views if rules else ():
         if not may_flag(view):
             continue
         pieces = _pieces(view, triggers)
