@@ -259,12 +259,12 @@ def check(text: str, title: Optional[str] = None, *, learned: bool = True, rules
     views = [folded]
     if "<!--" in full:  # a comment may hide an instruction (kept above) or split a word (removed here)
         views.append(fold(_COMMENT.sub("", full)))
-    may_flag, rules, triggers = _compiled()
+    may_flag, compiled, triggers = _compiled()
     for view in views if rules else ():
         if not may_flag(view):
             continue
         pieces = _pieces(view, triggers)
-        for c in rules:
+        for c in compiled:
             for piece in pieces if c.rule.local else (view,):
                 at = _hit(c, piece)
                 if at is not None:
