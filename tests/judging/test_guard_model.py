@@ -102,9 +102,20 @@ def _texts() -> list[str]:
 
 
 @pytest.mark.parametrize("text", _texts())
-def test_the_fast_scorer_gives_exactly_the_reference_score_and_window(text):
+def test_the_fast_scorer_gives_exactly_the_reference_scores(text):
     folded = fold(text)
-    assert guard_model.best(folded, fast=True) == guard_model.best(folded, fast=False)
+    assert guard_model.hits(folded, fast=True) == guard_model.hits(folded, fast=False)
+
+
+@pytest.mark.parametrize("text", _texts())
+def test_the_verdict_and_span_are_the_same_with_and_without_the_fast_scorer(text):
+    folded = fold(text)
+    assert guard_model.flagged(folded, fast=True) == guard_model.flagged(folded, fast=False)
+
+
+def test_the_span_is_the_shortest_window_inside_the_best_that_reaches_the_threshold():
+    document = insert(PASSAGE, UNSEEN[0], "middle")
+    assert check(document).span == UNSEEN[0]
 
 
 def test_a_window_is_one_to_three_sentences():

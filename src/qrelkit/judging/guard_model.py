@@ -224,24 +224,18 @@ class _Scorer:
     def __init__(self, model: Model):
         self.w, self.bias = model.weights, model.bias
 
-    def best(self, text: str) -> Optional[Hit]:
+    def hits(self, text: str) -> list[Hit]:
         us = units(text)
-        if not us:
-            return None
         w = self.w
         inner = [sum(w.get(f, 0) for f in _inner(u[2])) for u in us]
         first, last = [_stem(u[2][0]) for u in us], [_stem(u[2][-1]) for u in us]
         opens = [w.get(_pair("<s>", f), 0) for f in first]
         closes = [w.get(_pair(la, "</s>"), 0) for la in last]
         joins = [w.get(_pair(last[k], first[k + 1]), 0) for k in range(len(us) - 1)]
-        top: Optional[Hit] = None
         sizes = [len(u[2]) for u in us]
-        for i, j in _spans(len(us), sizes):
-            s = (self.bias + opens[i] + closes[j] + sum(inner[i:j + 1]) + sum(joins[i:j])
-                 + w.get(_length(sum(sizes[i:j + 1])), 0))
-            if top is None or s > top.score:
-                top = Hit(s, us[i][0], us[j][1])
-        return top
+        return [Hit(self.bias + opens[i] + closes[j] + sum(inner[i:j + 1]) + sum(joins[i:j])
+                    + w.get(_length(sum(sizes[i:j + 1])), 0), us[i][0], us[j][1])
+                for i, j in _spans(len(us), sizes)]
 
 
 @lru_cache(maxsize=4)
@@ -249,27 +243,37 @@ def _scorer(model: Model) -> _Scorer:
     return _Scorer(model)
 
 
-def best(text: str, model: Optional[Model] = None, fast: bool = True) -> Optional[Hit]:
-    """The highest-scoring window of a folded text (the first of equals), or None for no words.
-    ``fast=False`` scores each window's features one by one (:func:`score`, what training
-    used); the default sums per-sentence scores (:class:`_Scorer`); the two are equal."""
+def hits(text: str, model: Optional[Model] = None, fast: bool = True) -> list[Hit]:
+    """Every window of a folded text with its score, in order. ``fast=False`` scores each
+    window's features one by one (:func:`score`, what training used); the default sums
+    per-sentence scores (:class:`_Scorer`); the two are equal."""
     model = model or load()
     if fast:
-        return _scorer(model).best(text)
+        return _scorer(model).hits(text)
+    return [Hit(score(model, parts), a, b) for a, b, parts in windows(text)]
+
+
+def best(text: str, model: Optional[Model] = None, fast: bool = True) -> Optional[Hit]:
+    """The highest-scoring window of a folded text (the first of equals), or None for no words."""
     top: Optional[Hit] = None
-    for a, b, parts in windows(text):
-        s = score(model, parts)
-        if top is None or s > top.score:
-            top = Hit(s, a, b)
+    for h in hits(text, model, fast):
+        if top is None or h.score > top.score:
+            top = h
     return top
 
 
 def flagged(text: str, model: Optional[Model] = None, fast: bool = True) -> Optional[Hit]:
-    """The best window of a folded text when it reaches the model's threshold, else None."""
+    """The window to show when a folded text reaches the model's threshold, else None: the
+    shortest window inside the best one that still reaches it (the instruction, without the
+    sentence before it that the best window may have taken along)."""
     model = model or load()
-    hit = best(text, model, fast)
-    return hit if hit is not None and hit.score >= model.threshold else None
+    every = hits(text, model, fast)
+    top = max(every, key=lambda h: h.score, default=None)
+    if top is None or top.score < model.threshold:
+        return None
+    inside = [h for h in every if top.start <= h.start and h.end <= top.end and h.score >= model.threshold]
+    return min(inside, key=lambda h: (h.end - h.start, -h.score, h.start))
 
 
-__all__ = ["Hit", "Model", "ModelError", "best", "features", "flagged", "from_dict", "load", "score",
+__all__ = ["Hit", "Model", "ModelError", "best", "features", "flagged", "from_dict", "hits", "load", "score",
            "sentences", "tokens", "units", "window_of", "windows"]
