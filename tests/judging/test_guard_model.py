@@ -160,3 +160,21 @@ def test_the_rules_and_the_classifier_can_be_asked_alone():
     document = insert(PASSAGE, UNSEEN[0], "end")  # the classifier's, not a rule's
     assert check(document, rules=False).rule == LEARNED
     assert not check(document, learned=False).flagged
+
+
+def test_the_guard_command_without_its_model_exits_3_with_one_line(tmp_path, capsys, monkeypatch):
+    from qrelkit.cli import main
+
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"docid": "a", "text": "Boil the pasta for ten minutes."}) + "\n")
+    monkeypatch.setattr(guard_model, "MODEL_FILE", "no-such-model.json.gz")
+    guard_model.load.cache_clear()
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            main(["guard", "--docs", str(docs), "--json"])
+    finally:
+        guard_model.load.cache_clear()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 3
+    assert "no-such-model.json.gz" in err
+    assert "Traceback" not in err

@@ -27,6 +27,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterator, Optional
 
+from qrelkit.errors import ModelUnavailable
+
 MODEL_FILE = "guard_model.json.gz"
 FORMAT = "qrelkit-guard-model/1"
 CHUNK, WIDE = 24, 48  # tokens: a long sentence is read in stretches of CHUNK; a window of several has <= WIDE
@@ -40,8 +42,9 @@ _GRADES = frozenset(["0", "1", "2", "3", "4", "5", "10", "100"])
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
-class ModelError(RuntimeError):
-    """The shipped model file is missing or unreadable: the package is broken, not the input."""
+class ModelError(ModelUnavailable):
+    """The shipped model file is missing or unreadable: the package is broken, not the input
+    (a model that cannot be used: the command exits 3 with this message)."""
 
 
 @dataclass(frozen=True, eq=False)
