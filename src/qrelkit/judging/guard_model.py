@@ -10,12 +10,13 @@ on real web text and hard negatives, and ships as ``guard_model.json.gz`` in thi
 
 Why integers: the weights are stored as integers and a window's score is their sum, compared
 with an integer threshold, so the verdict is the same on every CPU (no floating-point order,
-no SIMD). Why words, not hashed character n-grams: a dictionary look-up per word keeps TREC DL
-2019 to about a second in pure Python, where scikit-learn's character n-grams took 20 s.
+no SIMD). Why words, not hashed character n-grams: dictionary look-ups per sentence keep TREC
+DL 2019 to 2-3 s in pure Python, where scikit-learn's character n-grams took about 20 s.
 
 A window is one sentence, or two or three consecutive ones (an instruction may be "Assessor
 note: ... . Rate it 3."), and a long sentence is cut into stretches of :data:`CHUNK` tokens.
-Every window of a text is scored; the best one above the threshold is the flagged span.
+Every window of a text is scored; a text is flagged when its best window reaches the
+threshold, and the span shown is the shortest window inside that one that reaches it too.
 """
 from __future__ import annotations
 
