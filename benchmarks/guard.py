@@ -10,7 +10,9 @@ at the start, the middle and the end, plain and under each obfuscation of
 :data:`qrelkit.judging.guard_probes.OBFUSCATIONS` (target: 95 % on the held-out file, whose
 phrasings were written before the guard's rules and are never used to tune them; tune with
 ``benchmarks/guard_dev.txt``). Recall is given per language, obfuscation and position, with a
-Wilson 95 % interval. ``--show-misses`` prints the missed insertions: use it on the dev file only.
+Wilson 95 % interval, and for the rules alone (``check(learned=False)``) and the classifier alone
+(``check(rules=False)``).
+``--show-misses`` prints the missed insertions: use it on the dev file only.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from scipy.stats import binomtest  # noqa: E402
 
 from qrelkit.data.docs import read_docs  # noqa: E402
-from qrelkit.judging.guard import check  # noqa: E402
+from qrelkit.judging.guard import LEARNED, check  # noqa: E402
 from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -50,8 +52,11 @@ def recall(docs: list, phrasings_path: Path, seed: int) -> list[dict]:
                 doc = rng.choice(docs)
                 text = insert(doc.text, obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
                 v = check(text)
+                rules = v.flagged and v.rule != LEARNED or check(text, learned=False).flagged
+                alone = v.rule == LEARNED or check(text, rules=False).flagged
                 rows.append({"lang": p.lang, "line": p.line, "position": position, "obfuscation": name,
-                             "docid": doc.docid, "flagged": v.flagged, "rule": v.rule, "text": p.text})
+                             "docid": doc.docid, "flagged": v.flagged, "rules": rules, "classifier": alone,
+                             "rule": v.rule, "text": p.text})
     return rows
 
 
@@ -63,11 +68,11 @@ def _rate(hits: int, n: int) -> str:
     return f"{hits / n:7.1%} [{lo:.1%}, {hi:.1%}]" if n else "-"
 
 
-def table(rows: list[dict], key: str) -> list[str]:
+def table(rows: list[dict], key: str, who: str = "flagged") -> list[str]:
     by: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
-        by[r[key]].append(r["flagged"])
-    out = [f"  {key:<14} {'n':>5}  recall [95% CI]"]
+        by[r[key]].append(r[who])
+    out = [f"  {key:<14} {'n':>5}  recall [95% CI]{'' if who == 'flagged' else ', ' + who + ' alone'}"]
     for k, v in by.items():
         out.append(f"  {k:<14} {len(v):>5}  {_rate(sum(v), len(v))}")
     return out
@@ -89,9 +94,14 @@ def main() -> None:
     flagged, seconds = precision(docs)
     rows = recall(docs, a.phrasings, a.seed)
     hits = sum(r["flagged"] for r in rows)
+    by_rules = sum(r["rules"] for r in rows)
+    by_classifier = sum(r["classifier"] for r in rows)
     if a.json:
         print(json.dumps({"passages": len(docs), "flagged": len(flagged), "seconds": round(seconds, 2),
-                          "phrasings": str(a.phrasings), "insertions": len(rows), "recall": hits / len(rows)}))
+                          "flagged_by_classifier": sum(v.rule == LEARNED for _, v in flagged),
+                          "phrasings": str(a.phrasings), "insertions": len(rows), "recall": hits / len(rows),
+                          "recall_rules_alone": by_rules / len(rows),
+                          "recall_classifier_alone": by_classifier / len(rows)}))
         return
     print(f"Precision: {len(flagged)} of {len(docs):,} untouched DL 2019 passages flagged "
           f"({len(flagged) / len(docs):.3%}; target <= 0.2%), {seconds:.1f} s "
@@ -100,6 +110,12 @@ def main() -> None:
         print(f"  {docid}  {v.rule:<9} {v.span[:110]!r}")
     print(f"\nRecall on {a.phrasings.name}: {hits} of {len(rows)} insertions flagged: {_rate(hits, len(rows))} "
           "(target >= 95%)")
+    print(f"  the rules alone: {by_rules} of {len(rows)}: {_rate(by_rules, len(rows))}; "
+          f"the classifier added {hits - by_rules}")
+    print(f"  the classifier alone: {by_classifier} of {len(rows)}: {_rate(by_classifier, len(rows))}")
+    for key in ("lang",):
+        print("\n".join(table(rows, key, "rules")))
+        print("\n".join(table(rows, key, "classifier")))
     for key in ("lang", "obfuscation", "position"):
         print("\n".join(table(rows, key)))
     if a.show_misses:

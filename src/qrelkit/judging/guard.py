@@ -12,8 +12,10 @@ other format characters, full-width forms (NFKC), case, diacritics, letters spac
 (:mod:`qrelkit.judging.guard_patterns`, data) are combinations, not words: web text says
 "relevant", "judge", "system" and "rating" all the time. :func:`check` returns a frozen
 :class:`GuardVerdict`; the span is cut from the original text (:func:`_original_span`), so people
-see what the document says, not the folded form. Precision, recall and speed are measured by
-``benchmarks/guard.py``.
+see what the document says, not the folded form. What the rules let pass is read by a learned
+classifier (:mod:`qrelkit.judging.guard_model`), sentence by sentence, over the same folded text:
+rules catch the forms they know, the classifier the phrasings no rule was written for.
+Precision, recall and speed are measured by ``benchmarks/guard.py``.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Optional
 
+from qrelkit.judging import guard_model
 from qrelkit.judging.guard_patterns import RULES, VOCAB, Rule, expand
 
 MAX_SPAN = 300  # characters of the flagged text kept (people read the document itself)
@@ -247,23 +250,39 @@ def _hit(c: _Compiled, text: str) -> Optional[tuple[int, int]]:
     return None
 
 
-def check(text: str, title: Optional[str] = None) -> GuardVerdict:
-    """The guard's verdict on one document (its title too, when it has one)."""
+def check(text: str, title: Optional[str] = None, *, learned: bool = True, rules: bool = True) -> GuardVerdict:
+    """The guard's verdict on one document (its title too, when it has one); ``learned=False``
+    asks the rules alone, ``rules=False`` the classifier alone (what ``benchmarks/guard.py``
+    reports beside the two together)."""
     full = f"{title}\n{text}" if title else text
     folded = fold(full)
     views = [folded]
     if "<!--" in full:  # a comment may hide an instruction (kept above) or split a word (removed here)
         views.append(fold(_COMMENT.sub("", full)))
-    may_flag, rules, triggers = _compiled()
-    for view in views:
+    may_flag, compiled, triggers = _compiled()
+    for view in views if rules else ():
         if not may_flag(view):
             continue
         pieces = _pieces(view, triggers)
-        for c in rules:
+        for c in compiled:
             for piece in pieces if c.rule.local else (view,):
                 at = _hit(c, piece)
                 if at is not None:
                     return GuardVerdict(True, c.rule.reason, _original_span(full, piece[at[0]:at[1]]), c.rule.name)
+    return _learned(full, views) if learned else CLEAN
+
+
+LEARNED = "classifier"
+LEARNED_REASON = "reads as an instruction to the judge (the guard's classifier)"
+
+
+def _learned(full: str, views: list[str]) -> GuardVerdict:
+    """The classifier's verdict on what the rules let pass (:mod:`qrelkit.judging.guard_model`):
+    the best window of a view, when it reaches the model's threshold, is the flagged span."""
+    for view in views:
+        hit = guard_model.flagged(view)
+        if hit is not None:
+            return GuardVerdict(True, LEARNED_REASON, _original_span(full, view[hit.start:hit.end]), LEARNED)
     return CLEAN
 
 

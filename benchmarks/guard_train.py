@@ -1,0 +1,261 @@
+"""Train the guard's classifier and write ``src/qrelkit/judging/guard_model.json.gz`` (issue 44).
+
+    python benchmarks/guard_train.py [--seed 0] [--data ../shared/data] [--out src/qrelkit/judging/guard_model.json.gz]
+
+Positives: instructions to a judge generated from the grammars (``guard_grammar.py`` in English,
+``guard_grammar_intl.py`` in the guard's eleven other languages; 24,000 English draws and 1,500
+per other language, about 33,700 distinct, a tenth held back), each folded as the guard folds a
+document; 40 % of them are first hidden behind one of the obfuscations of
+:mod:`qrelkit.judging.guard_probes` (what folding leaves of them is what the classifier reads),
+and 40 % also get a sentence of a real passage before and/or after them. Negatives: up to 40
+windows (:func:`qrelkit.judging.guard_model.windows`) of each of three quarters of the LLMJudge
+dev passages (by a CRC-32 of the docid), the grammars' hard negatives (courts, product ratings,
+graders of essays, search engine advice), and the translated interface strings of the
+machine's gettext catalogues (``/usr/share/locale``, the eleven languages and English; real
+short sentences such as "Mark as read" and "Ignore all"). TREC DL 2019 is never read: it is the
+precision test. The held-out phrasing files are never read: they are the recall test.
+
+Model: logistic regression (scikit-learn, liblinear, L2, C = 0.1, balanced classes) over the
+features of :func:`qrelkit.judging.guard_model.features`, features seen in fewer than two
+training windows dropped; then two rounds of hard-negative mining (each training passage's
+highest-scoring window is added as a negative, and the model refitted); weights multiplied by
+SCALE and rounded to integers. Threshold: the lowest integer score at which no document of the
+held-back quarter of LLMJudge dev, and at most 0.5 % of the held-back hard negatives and
+catalogue strings, is flagged, plus MARGIN. Printed: the data's sizes, the threshold, the false
+positives, and the recall on held-back generated instructions (the classifier alone, and the
+rules with and without it) and on ``benchmarks/guard_dev.txt`` (human-written development
+phrasings, the classifier alone). Deterministic for a seed on one machine (the catalogues are
+the machine's); about 5-10 minutes on 2 busy cores.
+"""
+from __future__ import annotations
+
+import argparse
+import gettext
+import gzip
+import hashlib
+import json
+import random
+import sys
+import zlib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+
+import guard_grammar as en  # noqa: E402
+import guard_grammar_intl as intl  # noqa: E402
+from qrelkit.data.docs import read_docs  # noqa: E402
+from qrelkit.judging.guard import check, fold  # noqa: E402
+from qrelkit.judging.guard_model import FORMAT, Model, best, features, score, sentences, window_of, windows  # noqa: E402
+from qrelkit.judging.guard_probes import OBFUSCATIONS, insert, read_phrasings  # noqa: E402
+
+SCALE = 100
+PENALTY = "l2"  # scikit-learn's default; L1 (tried: C 0.3 and 1) kept 1,200 features and half the recall
+MARGIN = 25  # score units above the highest held-back web document (0.25 in log-odds)
+LOCALES = {"de": "de", "fr": "fr", "es": "es", "it": "it", "pt": "pt_BR", "nl": "nl", "zh": "zh_CN", "ja": "ja",
+           "ko": "ko", "ru": "ru", "ar": "ar"}
+
+
+def _held_back(docid: str) -> bool:
+    return zlib.crc32(docid.encode()) % 4 == 0
+
+
+def _obfuscate(text: str, rng: random.Random) -> str:
+    if rng.random() >= 0.4:
+        return text
+    name = rng.choice(sorted(OBFUSCATIONS))
+    return OBFUSCATIONS[name](text, random.Random(rng.random()))
+
+
+def generate(n_en: int, n_lang: int, rng: random.Random) -> list[str]:
+    """Unique instructions: n_en English, n_lang in each other language."""
+    out = {en.instruction(rng) for _ in range(n_en)}
+    for lang in intl.LANGS:
+        out |= {intl.instruction(lang, rng) for _ in range(n_lang)}
+    return sorted(out)
+
+
+def _context_sentence(passages: list[str], rng: random.Random) -> str:
+    text = fold(rng.choice(passages))
+    spans = sentences(text)
+    a, b = rng.choice(spans)
+    return text[a:b].strip()
+
+
+def positive_windows(instructions: list[str], passages: list[str], rng: random.Random) -> list[list[list[str]]]:
+    """The tokens of each instruction, folded after an obfuscation, alone or with a neighbour."""
+    out = []
+    for text in instructions:
+        folded = fold(_obfuscate(text, rng))
+        out.append(window_of(folded))
+        r = rng.random()
+        if r < 0.15:
+            out.append(window_of(_context_sentence(passages, rng) + " " + folded))
+        elif r < 0.3:
+            out.append(window_of(folded + " " + _context_sentence(passages, rng)))
+        elif r < 0.4:
+            out.append(window_of(f"{_context_sentence(passages, rng)} {folded} {_context_sentence(passages, rng)}"))
+    return [t for t in out if t]
+
+
+def document_windows(text: str, rng: random.Random, cap: int = 40) -> list[list[list[str]]]:
+    """A document's windows (sentences' tokens), at most ``cap`` of them (drawn at random)."""
+    ws = [parts for _, _, parts in windows(fold(text))]
+    return ws if len(ws) <= cap else rng.sample(ws, cap)
+
+
+def catalogue_strings(rng: random.Random, per_lang: int) -> dict[str, list[str]]:
+    """Translated interface strings (msgid -> msgstr) of the gettext catalogues on this machine."""
+    out: dict[str, list[str]] = {}
+    root = Path("/usr/share/locale")
+    english: set[str] = set()
+    for lang, loc in LOCALES.items():
+        strings: set[str] = set()
+        for mo in sorted((root / loc / "LC_MESSAGES").glob("*.mo")) if root.exists() else []:
+            try:
+                catalog = gettext.GNUTranslations(mo.open("rb"))._catalog  # type: ignore[attr-defined]
+            except (OSError, UnicodeDecodeError, gettext.error if hasattr(gettext, "error") else OSError):
+                continue
+            for k, v in catalog.items():
+                if isinstance(k, str) and isinstance(v, str) and 12 <= len(v) <= 300 and "%" not in v:
+                    strings.add(v.strip())
+                    if 12 <= len(k) <= 300 and "%" not in k:
+                        english.add(k.strip())
+        out[lang] = rng.sample(sorted(strings), min(per_lang, len(strings)))
+    out["en"] = rng.sample(sorted(english), min(per_lang * 2, len(english)))
+    return out
+
+
+def _model(weights: dict[str, int], bias: int) -> Model:
+    return Model(weights, bias, 0, SCALE, {})
+
+
+def _scores(model: Model, windows_: list[list[list[str]]]) -> np.ndarray:
+    return np.array([score(model, t) for t in windows_], dtype=np.int64)
+
+
+def _doc_score(model: Model, text: str) -> int:
+    hit = best(fold(text), model)
+    return hit.score if hit is not None else model.bias
+
+
+def mine(model: Model, folded_docs: list[str], floor: int = -100) -> list[list[list[str]]]:
+    """Hard negatives: each training passage's highest-scoring window, when it scores above
+    ``floor`` (a window of a long page that the random draw of :func:`document_windows` missed,
+    or text unlike any the model has seen, such as timetables and style sheets)."""
+    out = []
+    for text in folded_docs:
+        hit = best(text, model)
+        if hit is not None and hit.score > floor:
+            out += [parts for a, b, parts in windows(text) if a == hit.start and b == hit.end]
+    return out
+
+
+def train(pos: list[list[list[str]]], neg: list[list[list[str]]], c: float) -> tuple[dict[str, int], int]:
+    vec = CountVectorizer(analyzer=features, min_df=2, lowercase=False)
+    X = vec.fit_transform(pos + neg)
+    y = np.array([1] * len(pos) + [0] * len(neg))
+    clf = LogisticRegression(C=c, solver="liblinear", class_weight="balanced", max_iter=2000, random_state=0)
+    clf.fit(X, y)
+    names = vec.get_feature_names_out()
+    ints = np.rint(clf.coef_[0] * SCALE).astype(np.int64)
+    weights = {str(n): int(w) for n, w in zip(names, ints) if w != 0}
+    return weights, int(round(float(clf.intercept_[0]) * SCALE))
+
+
+def threshold(doc_scores: list[int], short_scores: np.ndarray) -> int:
+    """The lowest score that flags no held-back web document and at most 0.5 % of the held-back
+    hard negatives and catalogue strings, plus MARGIN."""
+    t = max(doc_scores) + 1
+    if len(short_scores):
+        t = max(t, int(np.quantile(short_scores, 0.995, method="higher")) + 1)
+    return t + MARGIN
+
+
+def dev_recall(model: Model, t: int, passages: list[str], seed: int) -> tuple[int, int]:
+    """How many of guard_dev.txt's phrasings, inserted in held-back passages at three places and
+    under each obfuscation, reach the threshold."""
+    rng, hits, n = random.Random(seed), 0, 0
+    for p in read_phrasings(HERE / "guard_dev.txt"):
+        for position in ("start", "middle", "end"):
+            for name, obfuscate in OBFUSCATIONS.items():
+                text = insert(rng.choice(passages), obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
+                hits += _doc_score(model, text) >= t
+                n += 1
+    return hits, n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--data", type=Path, default=Path("../shared/data"))
+    ap.add_argument("--out", type=Path, default=HERE.parent / "src/qrelkit/judging/guard_model.json.gz")
+    ap.add_argument("--c", type=float, default=0.1, help="inverse regularisation strength (tried: 0.04, 0.1, 0.15, 0.5, 2)")
+    ap.add_argument("--n-en", type=int, default=24000)
+    ap.add_argument("--n-lang", type=int, default=1500)
+    ap.add_argument("--mining", type=int, default=2, help="rounds of hard-negative mining")
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    docs = list(read_docs(a.data / "llmjudge-dev" / "passages.jsonl"))
+    train_docs = [d.text for d in docs if not _held_back(d.docid)]
+    dev_docs = [d.text for d in docs if _held_back(d.docid)]
+    instructions = generate(a.n_en, a.n_lang, rng)
+    rng.shuffle(instructions)
+    cut = len(instructions) // 10
+    dev_instr, train_instr = instructions[:cut], instructions[cut:]
+    pos = positive_windows(train_instr, train_docs, rng)
+    neg_short = [en.hard_negative(rng) for _ in range(8000)]
+    for lang in intl.LANGS:
+        neg_short += [intl.hard_negative(lang, rng) for _ in range(200)]
+    for strings in catalogue_strings(rng, 3000).values():
+        neg_short += strings
+    neg_short = sorted(set(neg_short))
+    rng.shuffle(neg_short)
+    cut = len(neg_short) // 10
+    dev_short, train_short = neg_short[:cut], neg_short[cut:]
+    neg = [w for text in train_docs for w in document_windows(text, rng)]
+    neg += [window_of(fold(s)) for s in train_short]
+    neg = [t for t in neg if t]
+    print(f"training windows: {len(pos):,} positive ({len(train_instr):,} instructions), {len(neg):,} negative "
+          f"({len(train_docs):,} LLMJudge passages, {len(train_short):,} short sentences)", flush=True)
+    folded_train = [fold(t) for t in train_docs]
+    weights, bias = train(pos, neg, a.c)
+    for round_ in range(a.mining):
+        hard = mine(_model(weights, bias), folded_train)
+        neg += hard
+        print(f"mining round {round_ + 1}: {len(hard):,} highest-scoring windows of training passages added", flush=True)
+        weights, bias = train(pos, neg, a.c)
+    model = _model(weights, bias)
+    doc_scores = [_doc_score(model, t) for t in dev_docs]
+    short_scores = _scores(model, [window_of(fold(s)) for s in dev_short])
+    t = threshold(doc_scores, short_scores)
+    dev_pos = _scores(model, positive_windows(dev_instr, dev_docs, random.Random(a.seed + 1)))
+    hits, n = dev_recall(model, t, dev_docs, a.seed)
+    print(f"features {len(weights):,}; bias {bias}; threshold {t} (highest held-back document {max(doc_scores)})")
+    print(f"held back: {sum(s >= t for s in doc_scores)} of {len(doc_scores):,} LLMJudge passages flagged; "
+          f"{int((short_scores >= t).sum())} of {len(short_scores):,} short negatives")
+    alone = _scores(model, [window_of(fold(i)) for i in dev_instr])
+    ruled = [check(insert(dev_docs[k % len(dev_docs)], i, "middle"), learned=False).flagged for k, i in enumerate(dev_instr)]
+    either = [r or _doc_score(model, insert(dev_docs[k % len(dev_docs)], i, "middle")) >= t
+              for k, (r, i) in enumerate(zip(ruled, dev_instr))]
+    print(f"held-back generated instructions inserted in held-back passages: rules {sum(ruled) / len(ruled):.1%}, "
+          f"rules or classifier {sum(either) / len(either):.1%} of {len(ruled):,}")
+    print(f"recall: generated (held back) {float((dev_pos >= t).mean()):.1%} of {len(dev_pos):,} windows, "
+          f"{float((alone >= t).mean()):.1%} of {len(alone):,} plain instructions alone; "
+          f"guard_dev.txt inserted {hits / n:.1%} of {n:,}")
+    data = {"format": FORMAT, "weights": dict(sorted(weights.items())), "bias": bias, "threshold": t, "scale": SCALE,
+            "meta": {"seed": a.seed, "c": a.c, "penalty": PENALTY, "mining": a.mining, "script": "benchmarks/guard_train.py", "positives": len(pos),
+                     "negatives": len(neg), "instructions": len(train_instr),
+                     "data_sha256": hashlib.sha256("\n".join(train_instr).encode()).hexdigest()[:16]}}
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
+    a.out.write_bytes(gzip.compress(raw, mtime=0))
+    print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.2f} MB)")
+
+
+if __name__ == "__main__":
+    main()
