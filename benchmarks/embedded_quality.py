@@ -61,11 +61,12 @@ async def _values(ctx, pairs, names) -> tuple[dict, dict]:
     return out, secs
 
 
-async def _feedback(ctx, pairs, lab_pairs, lab_y):
+async def _feedback(ctx, pairs, lab_pairs, lab_y, name="feedback"):
+    """``feedback``'s (or another signal's that reads the people's labels) values with the labels given."""
     from qrelkit import signals
     from embedded import judged_of
 
-    return await signals.values(signals.build("feedback"), pairs, dataclasses.replace(ctx, judged=judged_of(lab_pairs, lab_y)))
+    return await signals.values(signals.build(name), pairs, dataclasses.replace(ctx, judged=judged_of(lab_pairs, lab_y)))
 
 
 def _vectors(ctx, pairs) -> dict:
@@ -100,7 +101,8 @@ def llmjudge_sets(ws: Path, splits: int, extra) -> tuple[list[dict], dict]:
             o = np.random.default_rng(1000 + k).permutation(len(pairs))
             lab = [pairs[i] for i in o[:200]]
             fb = asyncio.run(_feedback(ctx, [pairs[i] for i in o], lab, (g[o[:200]] >= 2).astype(int)))
-            out.append({"x": {n: v[o] for n, v in x.items()} | {"feedback": fb}, "qids": [pairs[i][0] for i in o],
+            pr = asyncio.run(_feedback(ctx, [pairs[i] for i in o], lab, (g[o[:200]] >= 2).astype(int), "prior"))
+            out.append({"x": {n: v[o] for n, v in x.items()} | {"feedback": fb, "prior": pr}, "qids": [pairs[i][0] for i in o],
                         "docids": [pairs[i][1] for i in o], "g": g[o], "n": 200,
                         "labels": ([p[0] for p in lab], fb[:200]), "vec": vec,
                         "people": [(q, d, int(v >= 2)) for (q, d), v in zip(lab, g[o[:200]])]})
@@ -125,6 +127,7 @@ def dl19_sets(ws: Path, splits: int, extra, calib: int = 200) -> tuple[list[dict
         ctx = _context(store)
         x, secs = asyncio.run(_values(ctx, pairs, BASE + ("pool",) + tuple(extra)))
         x["feedback"] = asyncio.run(_feedback(ctx, pairs, list(people), ys))
+        x["prior"] = asyncio.run(_feedback(ctx, pairs, list(people), ys, "prior"))
         every = asyncio.run(_feedback(ctx, list(people), list(people), ys))
         vec = _vectors(ctx, pairs)
     out = []
@@ -152,6 +155,7 @@ def demo_sets(ws: Path, extra) -> tuple[list[dict], dict]:
         ctx = _context(store)
         x, secs = asyncio.run(_values(ctx, pairs, BASE + ("pool",) + tuple(extra)))
         x["feedback"] = asyncio.run(_feedback(ctx, pairs, lab, [int(qrels[p] >= 2) for p in lab]))
+        x["prior"] = asyncio.run(_feedback(ctx, pairs, lab, [int(qrels[p] >= 2) for p in lab], "prior"))
         vec = _vectors(ctx, pairs)
     g = np.array([qrels[p] for p in lab] + [full[p] for p in holes])
     return [{"x": x, "qids": [p[0] for p in pairs], "docids": [p[1] for p in pairs], "g": g, "n": len(lab),
@@ -175,7 +179,7 @@ def features(s: dict, extra=(), drop=(), k0=40) -> tuple[np.ndarray, tuple]:
     from qrelkit.signals import combine
     from qrelkit.signals.feedback import Feedback
 
-    names = [n for n in BASE + ("pool",) + tuple(extra) if n in s["x"] and n not in drop] + ["feedback"]
+    names = [n for n in BASE + ("pool",) if n in s["x"] and n not in drop] + ["feedback"] + list(extra)
     x = np.hstack([s["x"][n] for n in names])
     cols = sum((columns(n) for n in names), ())
     x = combine.per_topic_z(x, s["qids"], only=[signals.build(c.split(".")[0]).QUERY for c in cols])
@@ -266,6 +270,35 @@ def neighbours(s, values: np.ndarray, k=5) -> np.ndarray:
     return out[:, None]
 
 
+def propagation(s, alpha=0.8, k=10) -> np.ndarray:
+    """Per row: label propagation (Zhou et al. 2004) over its topic's k-nearest-neighbour graph
+    (MiniLM cosine) of every pair at hand, the labelled ones at +1 (relevant) or -1, the row's own
+    label left out: with M = (1 - alpha)(I - alpha S)^-1, F = M Y, a labelled row's value is
+    F_i - M_ii Y_i."""
+    q = np.asarray(s["qids"])
+    v = np.array([s["vec"][d] for d in s["docids"]])
+    ylab = np.zeros(len(q))
+    ylab[: s["n"]] = 2 * _y(s)[: s["n"]] - 1
+    out = np.zeros(len(q))
+    for t in np.unique(q):
+        rows = np.flatnonzero(q == t)
+        if len(rows) < 3:
+            continue
+        sim = np.clip(v[rows] @ v[rows].T, 0, None)
+        np.fill_diagonal(sim, 0)
+        kk = min(k, len(rows) - 1)
+        keep = np.zeros_like(sim, bool)
+        np.put_along_axis(keep, np.argsort(-sim, axis=1)[:, :kk], True, axis=1)
+        w = np.where(keep | keep.T, sim, 0.0)
+        d = w.sum(1)
+        d = np.where(d > 0, d, 1.0)
+        S = w / np.sqrt(np.outer(d, d))
+        M = (1 - alpha) * np.linalg.inv(np.eye(len(rows)) - alpha * S)
+        Y = ylab[rows]
+        out[rows] = M @ Y - np.diag(M) * Y
+    return out[:, None]
+
+
 # ---- variants: each gives the judged rows' probabilities from a re-draw -------------------------------
 def v_default(extra=(), drop=(), c=0.1, k0=40):
     def fn(s):
@@ -296,6 +329,72 @@ def v_knn(extra=(), k=5, prior=False):
     return fn
 
 
+def v_interactions(extra=()):
+    """The default columns plus each query column times ``feedback.has_relevant``: the query signals
+    may weigh differently where the topic has a known relevant document and where it has none."""
+    def fn(s):
+        from qrelkit import signals
+
+        x, cols = features(s, extra)
+        at = cols.index("feedback.has_relevant")
+        q = [i for i, c in enumerate(cols) if signals.build(c.split(".")[0]).QUERY]
+        x = np.hstack([x, x[:, q] * x[:, [at]]])
+        cols = cols + tuple(f"{cols[i]}*has_relevant" for i in q)
+        n = s["n"]
+        return fit_lr(x[:n], _y(s)[:n], cols)(x[n:])
+    return fn
+
+
+def v_raw_and_z(extra=()):
+    """The default columns plus the query signals' raw values (their z-scores within the topic drop
+    what differs between topics, which says something about how many documents are relevant)."""
+    def fn(s):
+        from qrelkit import signals
+
+        x, cols = features(s, extra)
+        names = [n for n in BASE + tuple(extra) if n in s["x"] and signals.build(n).QUERY and n != "ql"]
+        x = np.hstack([x] + [s["x"][n] for n in names])
+        cols = cols + sum((tuple(f"raw.{c}" for c in columns(n)) for n in names), ())
+        n = s["n"]
+        return fit_lr(x[:n], _y(s)[:n], cols)(x[n:])
+    return fn
+
+
+def v_topic_em(extra=(), k0=20):
+    """The default fit's probabilities moved per topic: each topic's share of relevant pairs among
+    its pairs at hand estimated by EM from the probabilities (Saerens et al. 2002; the labelled
+    pairs counted at their labels), shrunk toward all topics' with ``k0`` pseudo-pairs; a pair is
+    relevant when its posterior odds under its topic's share beat the odds of the share over all
+    topics (the decision that maximises balanced accuracy pooled over topics)."""
+    def fn(s):
+        from qrelkit.signals import combine
+
+        x, cols = features(s, extra)
+        n, y = s["n"], _y(s)
+        p = fit_lr(x[:n], y[:n], cols)(x[n:])
+        q = np.asarray(s["qids"])
+        every = combine.case_prior(p)
+        lab = y[:n]
+        out = _logit(p) - _logit(np.array([every]))
+        for t in np.unique(q):
+            rows, lrows = np.flatnonzero(q[n:] == t), np.flatnonzero(q[:n] == t)
+            pt = combine.case_prior(p[rows]) if len(rows) else every
+            m = len(rows) + len(lrows)
+            share = (len(rows) * pt + lab[lrows].sum() + k0 * every) / (m + k0)
+            out[rows] += _logit(np.array([share]))
+        return 1 / (1 + np.exp(-out))
+    return fn
+
+
+def v_propagation(extra=()):
+    def fn(s):
+        x, cols = features(s, extra)
+        x, cols = np.hstack([x, propagation(s)]), cols + ("propagation",)
+        n = s["n"]
+        return fit_lr(x[:n], _y(s)[:n], cols)(x[n:])
+    return fn
+
+
 def v_gbm(extra=(), blend=False):
     def fn(s):
         from sklearn.ensemble import HistGradientBoostingClassifier
@@ -309,14 +408,77 @@ def v_gbm(extra=(), blend=False):
     return fn
 
 
+def topic_columns(s, scale: float) -> tuple[np.ndarray, tuple]:
+    """One indicator column per topic with labelled pairs, times ``scale`` (a random intercept per
+    topic: its penalty, relative to the standardised features', is 1 / scale**2)."""
+    q = np.asarray(s["qids"])
+    topics = sorted(set(q[: s["n"]]))
+    return np.array([[scale * (t == u) for u in topics] for t in q], float), tuple(f"topic.{t}" for t in topics)
+
+
+def fit_raw(z, y, c=0.1, w=None):
+    """Class-balanced logistic regression on columns taken as they are (not standardised)."""
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=c, class_weight="balanced", max_iter=2000).fit(z, y, sample_weight=w)
+
+
+def standardise(xl, xc):
+    mean = np.nanmean(np.where(np.isfinite(xl), xl, np.nan), axis=0)
+    mean = np.where(np.isfinite(mean), mean, 0.0)
+    fl = np.where(np.isfinite(xl), xl, mean)
+    sd = fl.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    return (fl - mean) / sd, (np.where(np.isfinite(xc), xc, mean) - mean) / sd
+
+
+def v_intercepts(scale=None, extra=()):
+    """The default fit plus a random intercept per topic; ``scale`` None: chosen among 0.25, 0.5,
+    1, 2 by 5-fold cross-validation (log-loss) on the labelled pairs."""
+    def fn(s):
+        from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+        x, _ = features(s, extra)
+        n, y = s["n"], _y(s)
+        zl, zc = standardise(x[:n], x[n:])
+        pick = scale
+        if pick is None:
+            cv = StratifiedKFold(5, shuffle=True, random_state=0)
+            score = {}
+            for a in (0.25, 0.5, 1.0, 2.0):
+                t, _ = topic_columns(s, a)
+                score[a] = cross_val_score(fit_raw_model(), np.hstack([zl, t[:n]]), y[:n], cv=cv,
+                                           scoring="neg_log_loss").mean()
+            pick = max(score, key=score.get)
+        t, _ = topic_columns(s, pick)
+        return fit_raw(np.hstack([zl, t[:n]]), y[:n]).predict_proba(np.hstack([zc, t[n:]]))[:, 1]
+    return fn
+
+
+def fit_raw_model(c=0.1):
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=c, class_weight="balanced", max_iter=2000)
+
+
 VARIANTS = {  # name: (probabilities of the judged rows, the extra signals it needs)
     "default": (v_default(), ()),
     "+window": (v_default(("window",)), ("window",)),
     "C=0.05": (v_default(c=0.05), ()),
     "topic prior (EB)": (v_prior(), ()),
+    "+prior": (v_default(("prior",)), ("prior",)),
+    "+prior+window": (v_default(("prior", "window")), ("prior", "window")),
     "topic prior, +window": (v_prior(("window",)), ("window",)),
     "knn k=5": (v_knn(), ()),
     "knn k=5, topic prior": (v_knn(prior=True), ()),
+    "topic intercepts a=0.5": (v_intercepts(0.5), ()),
+    "topic intercepts a=1": (v_intercepts(1.0), ()),
+    "topic intercepts a=cv": (v_intercepts(), ()),
+    "label propagation": (v_propagation(), ()),
+    "C=0.03": (v_default(c=0.03), ()),
+    "topic share by EM, k0=20": (v_topic_em(), ()),
+    "query signals raw and z": (v_raw_and_z(), ()),
+    "interactions with has_relevant": (v_interactions(), ()),
     "gbm": (v_gbm(), ()),
     "gbm+lr": (v_gbm(blend=True), ()),
 }

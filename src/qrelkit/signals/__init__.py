@@ -108,7 +108,7 @@ class Dropped:
 
 
 def _load() -> None:
-    from qrelkit.signals import dense, feedback, lexical, likelihood, pool, unstuffed, window  # noqa: F401  (registration)
+    from qrelkit.signals import dense, feedback, lexical, likelihood, pool, prior, unstuffed, window  # noqa: F401  (registration)
 
 
 def parse_signals(text: str) -> tuple[str, ...]:
