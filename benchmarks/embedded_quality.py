@@ -468,6 +468,8 @@ VARIANTS = {  # name: (probabilities of the judged rows, the extra signals it ne
     "topic prior (EB)": (v_prior(), ()),
     "+prior": (v_default(("prior",)), ("prior",)),
     "+prior+window": (v_default(("prior", "window")), ("prior", "window")),
+    "+prior, C=0.05": (v_default(("prior",), c=0.05), ("prior",)),
+    "+prior, C=0.03": (v_default(("prior",), c=0.03), ("prior",)),
     "topic prior, +window": (v_prior(("window",)), ("window",)),
     "knn k=5": (v_knn(), ()),
     "knn k=5, topic prior": (v_knn(prior=True), ()),
