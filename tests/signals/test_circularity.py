@@ -32,3 +32,12 @@ def test_the_warning_says_how_to_leave_the_dense_signal_out():
 @pytest.mark.parametrize("method", ["learned(signals=pmi+ql+lexical)", "likelihood(threshold=auto)", "debate"])
 def test_judges_without_the_dense_signal_raise_no_warning(method):
     assert dense_signal_warnings({"dense": ""}, [method]) == ()
+
+
+@pytest.mark.parametrize("method", ["learned(signals=lexical+feedback)", "learned(signals=pmi+lexical+window)"])
+def test_signals_comparing_by_minilm_vectors_count_as_dense(method):
+    assert [w.run for w in dense_signal_warnings({"dense": ""}, [method])] == ["dense"]
+
+
+def test_the_prior_signal_alone_is_not_dense():
+    assert dense_signal_warnings({"dense": ""}, ["learned(signals=pmi+lexical+prior)"]) == ()

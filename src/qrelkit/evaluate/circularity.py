@@ -147,5 +147,5 @@ def dense_signal_warnings(runs: Mapping[str, str], judge_methods: Iterable[str])
 
 def _uses_dense(method: str) -> bool:
     m = re.search(r"signals=([\w+]+)", method)
-    # learned's default signals include dense; feedback compares documents by the same MiniLM vectors
-    return m is None or bool({"dense", "feedback"} & set(m.group(1).split("+")))
+    # learned's default signals include dense; feedback and window compare by the same MiniLM vectors
+    return m is None or bool({"dense", "feedback", "window"} & set(m.group(1).split("+")))

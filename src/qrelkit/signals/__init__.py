@@ -11,7 +11,11 @@ feature columns:
   (:mod:`qrelkit.signals.likelihood`, whose scorer the ``likelihood`` judge uses too);
 - ``pool``: how many runs retrieved the pair, and its best rank;
 - ``feedback``: the document's similarity to the topic's documents people judged relevant and
-  non-relevant, leaving the pair's own label out (:mod:`qrelkit.signals.feedback`).
+  non-relevant, leaving the pair's own label out (:mod:`qrelkit.signals.feedback`);
+- ``prior``: the topic's share of relevant people's labels as shrunk log-odds, the pair's own
+  label left out (:mod:`qrelkit.signals.prior`);
+- ``window``: the best window of two sentences' MiniLM cosine, BM25 and query coverage
+  (:mod:`qrelkit.signals.window`).
 
 Each signal says why it cannot be computed in a context (no runs, no weights package, no
 scoring model) and is then dropped, and said so, instead of failing the judge. Values are
@@ -108,7 +112,7 @@ class Dropped:
 
 
 def _load() -> None:
-    from qrelkit.signals import dense, feedback, lexical, likelihood, pool, unstuffed  # noqa: F401  (registration)
+    from qrelkit.signals import dense, feedback, lexical, likelihood, pool, prior, unstuffed, window  # noqa: F401  (registration)
 
 
 def parse_signals(text: str) -> tuple[str, ...]:
