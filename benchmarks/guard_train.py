@@ -43,12 +43,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
+import guard_grammar as en  # noqa: E402
+import guard_grammar_intl as intl  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
-import guard_grammar as en  # noqa: E402
-import guard_grammar_intl as intl  # noqa: E402
 from qrelkit.data.docs import read_docs  # noqa: E402
 from qrelkit.judging.guard import check, fold  # noqa: E402
 from qrelkit.judging.guard_model import FORMAT, Model, best, features, score, sentences, window_of, windows  # noqa: E402
@@ -119,7 +119,7 @@ def catalogue_strings(rng: random.Random, per_lang: int) -> dict[str, list[str]]
         for mo in sorted((root / loc / "LC_MESSAGES").glob("*.mo")) if root.exists() else []:
             try:
                 catalog = gettext.GNUTranslations(mo.open("rb"))._catalog  # type: ignore[attr-defined]
-            except (OSError, UnicodeDecodeError, gettext.error if hasattr(gettext, "error") else OSError):
+            except (OSError, UnicodeDecodeError):
                 continue
             for k, v in catalog.items():
                 if isinstance(k, str) and isinstance(v, str) and 12 <= len(v) <= 300 and "%" not in v:
