@@ -95,7 +95,7 @@ def test_the_census_is_a_stratum_of_probability_one_not_sample_members(files, tm
     (("--size", "5x"), "--size: expected a count N or a percentage P%"),
     (("--size", "150%"), "at most 100%"),
     (("--size", "0"), "at least one pair"),
-    (("--size", "5", "--design", "best"), "--design 'best': choose from uniform, weighted, active"),
+    (("--size", "5", "--design", "best"), "--design 'best': choose from uniform, weighted, defensive, active"),
     (("--size", "5", "--design", "active"), "--design active weights pairs by the judge's uncertainty"),
     (("--size", "1000"), "--size 1000 is more than the 36 pairs to draw from"),
     (("--size", "2"), "smaller than the 3 topics"),

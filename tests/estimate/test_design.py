@@ -48,10 +48,10 @@ def test_weighted_draws_pairs_in_many_top_tens_more_often():
 
 
 @pytest.mark.parametrize("size", [80, 160])
-def test_weighted_gives_every_pair_at_least_half_the_uniform_probability(size):
+def test_defensive_gives_every_pair_at_least_half_the_uniform_probability(size):
     """The defensive mixture: no pair's probability falls below DEFENSIVE_SHARE times its topic's uniform
     rate (up to the rounding of integer allocations), so pairs no run ranks high stay reachable."""
-    sample = draw_sample(UNIVERSE, size=size, design="weighted", runs=RUNS, depth=10)
+    sample = draw_sample(UNIVERSE, size=size, design="defensive", runs=RUNS, depth=10)
     drawn, pairs = Counter(p.qid for p in sample.pairs), Counter(q for q, _ in UNIVERSE)
     ratio = [p.probability / (drawn[p.qid] / pairs[p.qid]) for p in sample.pairs]
     assert min(ratio) >= 0.9 * DEFENSIVE_SHARE
@@ -116,19 +116,19 @@ def test_apportion_respects_bounds_and_totals(total, weights, lower, upper, expe
     assert apportion(total, weights, lower, upper) == expected
 
 
-def test_a_sample_drawn_with_the_pure_weights_still_reads_and_estimates(tmp_path, monkeypatch):
-    """Samples stored before the defensive mixture carry the same design name and their own
-    probabilities: the estimator reads the stored probabilities, never the design's current weights."""
+def test_a_sample_drawn_with_other_weights_still_reads_and_estimates(tmp_path, monkeypatch):
+    """A sample stored under a design name whose weights have changed since (the defensive share, here)
+    keeps its own probabilities: the estimator reads the stored ones, never the design's current weights."""
     import qrelkit.estimate.design as design
     from qrelkit.estimate import estimate_runs, read_sample, write_sample
 
     monkeypatch.setattr(design, "DEFENSIVE_SHARE", 0.0)
-    old = draw_sample(UNIVERSE, size=120, design="weighted", runs=RUNS, seed=5)
+    old = draw_sample(UNIVERSE, size=120, design="defensive", runs=RUNS, seed=5)
     monkeypatch.undo()
-    assert old.pairs != draw_sample(UNIVERSE, size=120, design="weighted", runs=RUNS, seed=5).pairs
+    assert old.pairs != draw_sample(UNIVERSE, size=120, design="defensive", runs=RUNS, seed=5).pairs
     write_sample(tmp_path / "old.tsv", old)
     back = read_sample(tmp_path / "old.tsv")
-    assert back.pairs == old.pairs and back.design == "weighted"
+    assert back.pairs == old.pairs and back.design == "defensive"
     people = {(p.qid, p.docid): TRUTH[(p.qid, p.docid)] for p in back.pairs}
     a = estimate_runs(RUNS, JUDGE, people, back, ["P@10"], threshold=2)
     b = estimate_runs(RUNS, JUDGE, people, old, ["P@10"], threshold=2)

@@ -16,7 +16,8 @@ from qrelkit.errors import UsageError
 
 SizeOpt = typer.Option(..., "--size", help="Pairs people label: a count N or P% of the pairs outside the census.")
 DesignOpt = typer.Option("weighted", "--design", help="uniform | weighted (by the pair's weight in the runs' "
-                         "measures, by topic) | active (by the judge's uncertainty; labels with a probability).")
+                         "measures, by topic) | defensive (half weighted, half uniform) | active (by the judge's uncertainty; "
+                         "labels with a probability).")
 
 
 @app.command()

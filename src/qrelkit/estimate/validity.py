@@ -16,13 +16,13 @@ and the synthetic collection of the tests, 120 draws; docs/estimates.md has the 
 - ``uniform``: 15 labels per topic (synthetic) 0.942, 21.5 (DL 2019 at 10%) 0.950 / 0.937 (0.931 in
   100 draws with the Llama-3.3-70B labels), 30 (synthetic) 0.943; outside: 7.5 (synthetic) 0.904, 10.8 (DL 2019 at 5%) 0.945 / 0.956 but 5.7% wrong
   signs and intervals 0.5-0.6 wide, 43 (20%) 0.916 / 0.943;
-- ``weighted``: nowhere. With the defensive mixture (:mod:`.design`, 7 December 2026, the design since
-  then): 21.5 labels per topic (10%) 0.927 in 200 draws with the Llama-3.3-70B labels (the issue's
-  setting; 0.919 in 100 before the mixture) and 0.929 / 0.941 / 0.949 in 30 with the three other label sets; 10.8 (5%) 0.873
-  in 100; 43 (20%) 0.942 in 100 (0.863 before); the synthetic collection at 7.5, 15 and 30: 0.889, 0.956,
-  0.881 (0.681 before). Better where the ideal DCG's rarely drawn pairs decided the error (20%, the
-  synthetic 50%), still under 0.93 at the issue's setting and at 5% (docs/estimates.md). A sample drawn
-  with the earlier pure weights carries the same design name and gets the same warning.
+- ``weighted``: nowhere: 21.5 labels per topic (10%) 0.919 in 100 draws with the Llama-3.3-70B labels
+  (the issue's setting), 10.8 (5%) 0.925 in 30, 43 (20%) 0.863 in 100;
+- ``defensive`` (the weighted design as a defensive mixture, :mod:`.design`): nowhere either: 21.5 labels
+  per topic 0.927 in 200 draws with the Llama-3.3-70B labels and 0.929 / 0.941 / 0.949 in 30 with the
+  three other label sets; 10.8 (5%) 0.873 in 100; 43 (20%) 0.942 in 100; the synthetic collection at
+  7.5, 15 and 30: 0.889, 0.956, 0.881. Better where the ideal DCG's rarely drawn pairs decided the error
+  (20%, the synthetic 50%), still under 0.93 at 10% and at 5% (docs/estimates.md).
 
 Any other design (``active``, or a sample file naming none) has not been measured. Outside the bands an
 estimate is still computed and reported, with a warning saying so (never silently).

@@ -172,8 +172,9 @@ class ProbabilitySample(Strategy):
     NAME = "sample"
     PARAMS = {
         "size": Param(size_value("10%"), size_value, "pairs people label: N, or P% of the pool outside the census"),
-        "design": Param("weighted", choice("uniform", "weighted", "active"),
-                        "uniform, weighted (by the pair's weight in the runs' measures) or active (judge's uncertainty)"),
+        "design": Param("weighted", choice("uniform", "weighted", "defensive", "active"),
+                        "uniform, weighted (by the pair's weight in the runs' measures), defensive (half weighted, "
+                        "half uniform) or active (judge's uncertainty)"),
         "seed": Param(0, integer(0), "seed of the draw"),
         "census": Param(0, integer(0), "people also judge every case some run ranks at or above this (0: none)"),
     }

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from qrelkit.types import Case
 
 Pair = tuple[str, str]
-DESIGNS = ("uniform", "weighted", "active")
+DESIGNS = ("uniform", "weighted", "defensive", "active")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$")
 
 
