@@ -29,6 +29,7 @@ has not been shown (:mod:`~qrelkit.estimate.validity`).
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional
@@ -138,7 +139,7 @@ def estimate_runs(runs: Runs, labels: Mapping[Pair, int], people: Mapping[Pair, 
     judge = np.array([labels.get(p, 0) for p in frame.pairs])
     for kind in kinds:
         m_rows, m_diffs = _one_measure(frame, kind, inputs, judge, alpha, set(labels))
-        rows += m_rows
+        rows += [within_range(r, kind) for r in m_rows]
         diffs += m_diffs
         tied.append((kind.key, tied_groups(frame.names, [r.estimate for r in m_rows], m_diffs)))
         favoured += favoured_runs(m_rows, alpha) if kind.label != "judged" else ()
@@ -175,6 +176,30 @@ def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndar
                         Interval(float(p), float(p - ph), float(p + ph)), float(lm))
             for n, e, h, lo, p, ph, lm in zip(names, est, half, labels_only, people, p_half, lam[:, 0])]
     return rows, estimate_differences(fitted, names, inputs.design, lam, alpha)
+
+
+def within_range(row: EstimateRow, kind: MeasureKind) -> EstimateRow:
+    """The row with its estimates and intervals kept within the measure's range (:func:`bounded`)."""
+    top = upper_bound(kind)
+    e, low, high = bounded(row.estimate, row.low, row.high, top)
+    people = Interval(*bounded(row.people_only.estimate, row.people_only.low, row.people_only.high, top))
+    return dataclasses.replace(row, estimate=e, low=low, high=high, people_only=people)
+
+
+def upper_bound(kind: MeasureKind) -> float:
+    """The largest value the measure can take: 1 for a share or a normalised gain (P@k, R@k, nDCG@k,
+    RBP over relevance), none for DCG@k."""
+    return 1.0 if kind.denominator is not None or kind.label == "relevant" else float("inf")
+
+
+def bounded(estimate: float, low: float, high: float, top: float) -> tuple[float, float, float]:
+    """(estimate, low, high) kept within the measure's range [0, top]. Why: the true value lies in that
+    range, so cutting the interval to it never loses coverage, and a point outside it (an nDCG of 1.1
+    from a small sample) is a value no run can have. The favoured check and the differences use the
+    rows before the cut (their standard errors come from the whole interval)."""
+    def clip(x: float) -> float:
+        return min(max(float(x), 0.0), top)
+    return clip(estimate), clip(low), clip(high)
 
 
 def _prepare(frame: Frame, labels: Mapping[Pair, int], people: Mapping[Pair, int], sample: Sample,

@@ -35,7 +35,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from scipy import sparse
 
 from qrelkit.estimate.domain import DomainModel, Moments, degenerate
