@@ -2,6 +2,8 @@
 loads the embedded model, drives Chromium or reads the real data is ``slow`` too, so that
 ``pytest -m "not slow"`` leaves all of them out (docs/development.md).
 
+Under several pytest-xdist workers the embedded model runs on one thread per worker (below).
+
 It also makes ``tests`` name this folder. Some wheels install a top-level ``tests`` package of
 their own (ppi-python, the estimators' oracle, does), and a regular package anywhere on
 ``sys.path`` wins over this folder, which has no ``__init__.py`` (a namespace package): without
@@ -28,6 +30,21 @@ def _own_tests_package() -> None:
 
 
 _own_tests_package()
+
+
+def _one_thread_per_worker() -> None:
+    """Under pytest-xdist (the README's ``-n 2``) each worker is a process of its own: two workers that
+    each run the embedded model on two threads put four busy threads on two cores, and llama.cpp's
+    threads wait on each other at every step (measured: model tests several times slower). One
+    thread per worker when there are several; a value the user set is kept. Thread counts do not change
+    the model's values (tests/llm_layer/test_local_pool.py checks 2x1 against 1x2)."""
+    import os
+
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+        os.environ.setdefault("QRELKIT_LOCAL_THREADS", "1")
+
+
+_one_thread_per_worker()
 
 from shared_data import shared_data_path  # noqa: E402
 from slow_tier import SLOW_MARKERS, slow_entries  # noqa: E402

@@ -103,6 +103,9 @@ def two_servers(_servers) -> list[FakeServer]:
     return _servers
 
 
+THREADS = os.environ.get("QRELKIT_LOCAL_THREADS", "2")  # one per worker under pytest-xdist (tests/conftest.py)
+
+
 def start_llama_server(alias: str = "smollm2") -> tuple[subprocess.Popen, int]:
     """llama-cpp-python's own OpenAI-compatible server on the embedded GGUF (skips without its extras)."""
     import importlib.util
@@ -115,7 +118,7 @@ def start_llama_server(alias: str = "smollm2") -> tuple[subprocess.Popen, int]:
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(default_model_path()), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--n_threads_batch", "2",
+         "--port", str(port), "--n_ctx", "2048", "--n_threads", THREADS, "--n_threads_batch", THREADS,
          "--model_alias", alias, "--verbose", "False"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
