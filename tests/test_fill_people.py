@@ -68,7 +68,7 @@ def model_server(tmp_path):
 def _collection(d: Path) -> list:
     d.mkdir()
     (d / "topics.jsonl").write_text(json.dumps({"qid": "1", "text": "what is a passage"}) + "\n")
-    docs = {"a": "old judged doc", "b": "this passage agree3 is plainly relevant", "c": "gap3 is a passage the agents argue over",
+    docs = {"a": "old judged doc", "b": "a passage agree3 that plainly answers it", "c": "gap3 is a passage the agents argue over",
             "e": "agree0 nothing here"}
     (d / "docs.jsonl").write_text("".join(json.dumps({"docid": k, "text": v}) + "\n" for k, v in docs.items()))
     (d / "qrels.txt").write_text("1 0 a 2\n")
