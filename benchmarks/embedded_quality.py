@@ -31,7 +31,6 @@ import asyncio
 import dataclasses
 import os
 import pickle
-import random
 import sys
 import time
 import warnings
@@ -112,18 +111,11 @@ def llmjudge_sets(ws: Path, splits: int, extra) -> tuple[list[dict], dict]:
 
 
 def dl19_sets(ws: Path, splits: int, extra, calib: int = 200) -> tuple[list[dict], dict]:
-    from qrelkit.data import load_qrels, read_runs
-    from qrelkit.evaluate.leaveout import dropped_pairs
+    from embedded_variants import dl19_holdout
+
     from qrelkit.store import Store
 
-    dl = DATA / "trec-dl-2019"
-    nist = load_qrels(str(dl / "qrels.txt")).pairs
-    (drop,) = [d for d in dropped_pairs(read_runs([str(dl / "runs" / "official")]), nist, 10) if d.group == "idst"]
-    hidden = sorted(drop.pairs)
-    people = {k: v for k, v in nist.items() if k not in drop.pairs and k[0] in {q for q, _ in hidden}}
-    cand = random.Random(0).sample(sorted(people), min(len(people), 2 * calib))
-    pairs = cand + hidden
-    g = np.array([nist[p] for p in pairs])
+    hidden, people, pairs, g = dl19_holdout(calib)
     ys = [int(v >= 2) for v in people.values()]
     with Store.open(ws) as store:
         ctx = _context(store)
@@ -134,8 +126,8 @@ def dl19_sets(ws: Path, splits: int, extra, calib: int = 200) -> tuple[list[dict
         vec = _vectors(ctx, pairs)
     out = []
     for k in range(splits):
-        o = np.concatenate([np.random.default_rng(2000 + k).permutation(len(cand))[:calib],
-                            np.arange(len(cand), len(pairs))])
+        o = np.concatenate([np.random.default_rng(2000 + k).permutation(len(pairs) - len(hidden))[:calib],
+                            np.arange(len(pairs) - len(hidden), len(pairs))])
         out.append({"x": {n: v[o] for n, v in x.items()}, "qids": [pairs[i][0] for i in o],
                     "docids": [pairs[i][1] for i in o], "g": g[o], "n": calib,
                     "labels": ([q for q, _ in people], every), "vec": vec,

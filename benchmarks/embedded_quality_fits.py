@@ -11,6 +11,7 @@ and ``window`` signals, which are registered signals of :mod:`qrelkit.signals`.
 from __future__ import annotations
 
 import numpy as np
+from embedded_variants import standardise  # the same standardisation as the earlier variants
 
 BASE = ("pmi", "ql", "dense", "lexical")
 
@@ -272,15 +273,6 @@ def fit_raw(z, y, c=0.1, w=None):
     from sklearn.linear_model import LogisticRegression
 
     return LogisticRegression(C=c, class_weight="balanced", max_iter=2000).fit(z, y, sample_weight=w)
-
-
-def standardise(xl, xc):
-    mean = np.nanmean(np.where(np.isfinite(xl), xl, np.nan), axis=0)
-    mean = np.where(np.isfinite(mean), mean, 0.0)
-    fl = np.where(np.isfinite(xl), xl, mean)
-    sd = fl.std(axis=0)
-    sd = np.where(sd > 0, sd, 1.0)
-    return (fl - mean) / sd, (np.where(np.isfinite(xc), xc, mean) - mean) / sd
 
 
 def v_intercepts(scale=None, extra=()):

@@ -199,12 +199,11 @@ def llmjudge_sets(ws: Path, splits: int) -> list[dict]:
     return out
 
 
-def dl19_sets(ws: Path, splits: int, calib: int = 200) -> list[dict]:
-    from qrelkit import signals
+def dl19_holdout(calib: int = 200):
+    """DL 2019 with the ``idst`` group left out: (the hidden pairs, the other NIST labels of their topics,
+    the seeded ``2 x calib`` candidates followed by the hidden pairs, those pairs' NIST grades)."""
     from qrelkit.data import load_qrels, read_runs
     from qrelkit.evaluate.leaveout import dropped_pairs
-    from qrelkit.llm import make_client
-    from qrelkit.store import Store
 
     dl = DATA / "trec-dl-2019"
     nist = load_qrels(str(dl / "qrels.txt")).pairs
@@ -213,18 +212,26 @@ def dl19_sets(ws: Path, splits: int, calib: int = 200) -> list[dict]:
     people = {k: v for k, v in nist.items() if k not in drop.pairs and k[0] in {q for q, _ in hidden}}
     cand = random.Random(0).sample(sorted(people), min(len(people), 2 * calib))
     pairs = cand + hidden
-    g = np.array([nist[p] for p in pairs])
+    return hidden, people, pairs, np.array([nist[p] for p in pairs])
+
+
+def dl19_sets(ws: Path, splits: int, calib: int = 200) -> list[dict]:
+    from qrelkit import signals
+    from qrelkit.llm import make_client
+    from qrelkit.store import Store
+
+    hidden, people, pairs, g = dl19_holdout(calib)
     with Store.open(ws) as store:
         ctx = signals.context_from_store(store, client=make_client("local", store=store))
         x = asyncio.run(_base(ctx, pairs, BASE + ("pool",)))
         x |= asyncio.run(_feedbacks(ctx, pairs, list(people), list(people.values())))
         every = asyncio.run(_feedbacks(ctx, list(people), list(people), list(people.values())))["feedback"]
     labels = ([q for q, _ in people], every)  # the moments of ``z feedback, shrunk``: every people label
-    x["pool_holes"] = hole_pool(pairs, hidden, run_ranks([dl / "runs" / "official"]))
+    x["pool_holes"] = hole_pool(pairs, hidden, run_ranks([DATA / "trec-dl-2019" / "runs" / "official"]))
     out = []
     for k in range(splits):
-        o = np.concatenate([np.random.default_rng(2000 + k).permutation(len(cand))[:calib],
-                            np.arange(len(cand), len(pairs))])
+        o = np.concatenate([np.random.default_rng(2000 + k).permutation(len(pairs) - len(hidden))[:calib],
+                            np.arange(len(pairs) - len(hidden), len(pairs))])
         out.append({"x": {n: v[o] for n, v in x.items()}, "qids": [pairs[i][0] for i in o], "g": g[o], "n": calib,
                     "labels": labels})
     return out
