@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,6 +99,28 @@ def test_one_run_has_no_growth_curve(tmp_path):
     assert '<table id="marginal-table">' in section[0]  # the run's own contribution is still listed
 
 
+def test_holes_that_move_no_hit_are_explained(tmp_path):
+    # every run's first document is a known relevant one, so a hole lower in a top 10 cannot change
+    # Hit@10: the panel says why its bars are all zero (the demo showed a silent row of zeros), and
+    # nDCG@10 on the same labels moves and needs no such note
+    runs, _ = random_collection(seed=4)
+    original = {(q, r.by_topic[q][0].docid): 3 for r in runs for q in r.by_topic}
+    after = dict(original)
+    after.update({(q, r.by_topic[q][4].docid): 2 for r in runs for q in r.by_topic if (q, r.by_topic[q][4].docid)
+                  not in original})
+    html = {}
+    for measure in ("Hit@10", "nDCG@10"):
+        growth = pool_growth(runs, original, after, orders=3, measure=measure)
+        assert growth.holes > 0
+        files = write_report(ReportInputs(saturation=growth), tmp_path / f"{measure}.html")
+        html[measure] = files.html.read_text()
+        data = json.loads(files.json.read_text())["saturation"]
+        assert data["unmoved"] is (measure == "Hit@10")
+        assert any(data["growth"]["marginal_contribution"]) is (measure != "Hit@10")
+    assert 'id="saturation-unmoved"' in html["Hit@10"] and "already had a known relevant document" in html["Hit@10"]
+    assert 'id="saturation-unmoved"' not in html["nDCG@10"]
+
+
 def test_empty_inputs_say_so(tmp_path):
     files = write_report(ReportInputs(), tmp_path / "empty.html")
     html = files.html.read_text()
@@ -110,6 +134,18 @@ def test_empty_inputs_say_so(tmp_path):
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     return build_workspace(tmp_path_factory.mktemp("ws"))
+
+
+def test_saturation_measure_through_the_cli(workspace, tmp_path):
+    out = tmp_path / "sat" / "report.html"
+    res = CliRunner().invoke(app, ["report", "-w", str(workspace), "--out", str(out), "--orders", "2",
+                                   "--saturation-measure", "nDCG@10", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(Path(json.loads(res.stdout)["json"]).read_text())["saturation"]["measure"] == "nDCG@10"
+    bad = subprocess.run([sys.executable, "-m", "qrelkit", "report", "-w", str(workspace), "--out",
+                          str(tmp_path / "bad.html"), "--saturation-measure", "MAP"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "not 'MAP'" in bad.stderr and "Traceback" not in bad.stderr
+    assert not (tmp_path / "bad.html").exists()  # refused before any work
 
 
 def test_workspace_report_through_the_cli(workspace, tmp_path):

@@ -21,17 +21,22 @@ def report(
     depth: Optional[int] = typer.Option(None, "--depth", min=1, help="Pool depth for holes and saturation "
                                         "(default: the stored job's, else 10)."),
     orders: int = typer.Option(10, "--orders", min=1, help="Random run orders for the saturation curves."),
+    saturation_measure: str = typer.Option(
+        "Hit@10", "--saturation-measure",
+        help="Measure of the saturation panel's marginal contribution: Hit@10 (as BRIDGE), nDCG@10 or P@10."),
     seed: int = SeedOpt,
     threshold: str = ThresholdOpt,
     as_json: bool = JsonOpt,
 ) -> None:
     """One self-contained HTML report (plots embedded) plus its JSON twin."""
     from qrelkit.cli._app import require_workspace
+    from qrelkit.evaluate.saturation import check_growth_measure
     from qrelkit.report import report_from_workspace
 
+    check_growth_measure(saturation_measure)
     ws = require_workspace(workspace)
     files = report_from_workspace(ws, out, measure=measure, depth=depth, orders=orders, seed=seed,
-                                  threshold=threshold)
+                                  threshold=threshold, saturation_measure=saturation_measure)
     payload = {"html": str(files.html), "json": str(files.json), **files.threshold, "sections": files.sections}
     if as_json:
         print_json(payload)

@@ -237,6 +237,13 @@ def _parse_measure(measure: str, depth: int) -> tuple[str, int]:
     return name, k
 
 
+def check_growth_measure(measure: str) -> str:
+    """``measure`` if pool growth can compute it, else a :class:`UsageError` naming it (for commands
+    that check their options before they start the work)."""
+    _parse_measure(measure, 10)
+    return measure
+
+
 def _full_labels(original: Mapping[str, Mapping[str, int]], new: Mapping[str, Mapping[str, int]]
                  ) -> Callable[[str], dict[str, int]]:
     """A topic's labels: the original ones as they are, plus the new labels of unlabelled pairs

@@ -28,6 +28,7 @@ from markupsafe import Markup, escape
 from qrelkit.data.atomic import atomic_write
 from qrelkit.data.qrels import PairGrades
 from qrelkit.evaluate.ragalign_multi import generators_from_store
+from qrelkit.evaluate.saturation import DEFAULT_GROWTH_MEASURE
 from qrelkit.relevance import ADJUDICATED, ERROR, ESCALATE
 from qrelkit.report import plots
 from qrelkit.report.audit import audit_section
@@ -201,6 +202,7 @@ def _saturation_section(inp: ReportInputs) -> dict:
     d = g.to_dict()
     top = sorted(d["marginal"].items(), key=lambda kv: (-kv[1]["new_holes"], kv[0]))
     d["marginal_top"] = [{"run": k, **v} for k, v in top[:15]]
+    d["unmoved"] = bool(d["holes"]) and not any(d["growth"]["marginal_contribution"])
     return _section(d, "")
 
 
@@ -404,13 +406,14 @@ def report_from_workspace(
     seed: int = 0,
     threshold: Union[str, int] = "auto",
     reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None,
+    saturation_measure: str = DEFAULT_GROWTH_MEASURE,
 ) -> ReportFiles:
     """:func:`report_from_store` on a workspace folder (``qrelkit report``)."""
     from qrelkit.store import Store
 
     with Store.open(workspace) as store:
         return report_from_store(store, out, measure=measure, depth=depth, orders=orders, seed=seed,
-                                 threshold=threshold, reference=reference)
+                                 threshold=threshold, reference=reference, saturation_measure=saturation_measure)
 
 
 @dataclass(frozen=True)
@@ -424,6 +427,7 @@ class ReportSettings:
     seed: int = 0
     threshold: Union[str, int] = "auto"
     reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None
+    saturation_measure: str = DEFAULT_GROWTH_MEASURE  # the pool-growth panel's measure (BRIDGE: Hit@10)
 
 
 def report_from_store(
@@ -495,7 +499,7 @@ def report_from_store(
         if original:
             holes = hole_rates(runs, original, merged, depth, threshold)
         if merged:
-            growth = pool_growth(runs, original, merged, depth, orders, seed, threshold)
+            growth = pool_growth(runs, original, merged, depth, orders, seed, threshold, s.saturation_measure)
         from qrelkit.evaluate.circularity import circularity_warnings, dense_signal_warnings
 
         run_models = {n: str(m.get("model")) for n, _, m in run_rows if isinstance(m, dict) and m.get("model")}
