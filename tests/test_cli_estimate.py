@@ -101,7 +101,7 @@ def test_sample_pairs_people_have_not_labelled_are_reported(drawn, tmp_path):
     out = json.loads(estimate_files(drawn, "--json").stdout)
     assert out["sample"]["unlabelled"] == [missing]
     assert out["sample"]["labelled"] == 17
-    assert "1 pairs of the sample have no people's label yet" in estimate_files(drawn).stderr
+    assert "1 pair of the sample has no people's label yet" in estimate_files(drawn).stderr
 
 
 @pytest.mark.parametrize("sample_text, message", [

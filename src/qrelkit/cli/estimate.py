@@ -111,7 +111,9 @@ def show(out: dict) -> None:
     for line in out.get("warnings", []):
         console.print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
     if unlabelled:
-        console.print(f"[yellow]{len(unlabelled)} pairs of the sample have no people's label yet[/] (--json lists "
+        n = len(unlabelled)
+        what = "1 pair of the sample has" if n == 1 else f"{n} pairs of the sample have"
+        console.print(f"[yellow]{what} no people's label yet[/] (--json lists "
                       "them): the estimate treats them as missing at random in their stratum; label them and "
                       "estimate again", highlight=False, soft_wrap=True)
 
