@@ -90,7 +90,8 @@ if TYPE_CHECKING:
 
 # The signals' defaults, oldest first (stored ids keep theirs): the five of the first learned judge;
 # with feedback (1 December 2026); the query signals read without stuffed runs and the topic's
-# prior (7 December 2026: the same values on natural text, stuffing flip rates 40-58% -> 10-20%;
+# prior (7 December 2026: the same values on natural text but for 0.04% of passages, headings that
+# restate the query; stuffing flip rates 40-58% -> 12-20%;
 # with C = 0.03 LLMJudge dev 0.702 -> 0.709, DL 2019 0.865 -> 0.888 with 4.2 -> 2.2 false
 # positives, the demo 11 -> 12 of 15 with none: docs/embedded-judge.md, docs/audit.md)
 STORED_SIGNALS = "pmi+ql+dense+lexical+pool"
