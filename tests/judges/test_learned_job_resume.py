@@ -7,6 +7,7 @@ import pytest
 
 from qrelkit.job.plan import Plan
 from qrelkit.job.stored import record_job, resolve_job
+from qrelkit.judges.spec import method_filter
 from qrelkit.judging.runner import run_judging
 from qrelkit.llm.spec import canonical_model_id
 from qrelkit.types import Judgment
@@ -48,3 +49,12 @@ def test_a_run_told_not_to_resume_judges_under_todays_id(ws):  # noqa: F811
     run_judging(ws, EARLIER[-1], client(ws, score))
     again = run_judging(ws, "learned", client(ws, score), resume=False)
     assert (again.method, again.new) == (NEW_ID, 40)
+
+
+@pytest.mark.parametrize("stored", EARLIER)
+def test_a_method_filter_finds_the_judgments_of_an_earlier_default(stored):
+    assert method_filter("learned", lambda method: method == stored) == stored
+
+
+def test_a_method_filter_names_todays_id_when_nothing_is_stored():
+    assert method_filter("learned", lambda method: False) == NEW_ID

@@ -259,9 +259,15 @@ def canonical(text: str) -> str:
 def method_filter(text: str, known: Callable[[str], bool]) -> str:
     """The stored id a ``--method`` filter (export, escalations) means: the id a new judgment of
     ``text`` gets or, when ``known`` (is anything stored under an id?) says nothing is stored under
-    that one, ``text`` read as an id stored before a default changed (:func:`parse_spec`)."""
-    new, old = parse_spec(text, stored=False).canonical, parse_spec(text).canonical
-    return new if new == old or known(new) or not known(old) else old
+    that one, the first id something is stored under among ``text`` read as an id stored before a
+    default changed (:func:`parse_spec`) and the forms it had before its defaults changed
+    (:meth:`JudgeSpec.earlier`, the most recent first): ``--method learned`` finds the judgments of
+    a workspace judged under an earlier default, as judging it again would resume them."""
+    new = parse_spec(text, stored=False)
+    for spec in (new, parse_spec(text), *new.earlier()):
+        if known(spec.canonical):
+            return spec.canonical
+    return new.canonical
 
 
 def is_local_model(model_spec: str) -> bool:
