@@ -190,6 +190,24 @@ def show(title: str, res: dict, secs: dict, variants: dict) -> None:
     sys.stdout.flush()
 
 
+def unstuffed_differences(sets: list[dict]) -> str:
+    """How many of the pairs the re-draws hold got a value from a `_u` signal other than its plain
+    signal's: 0 means the `_u` rows are the plain rows, value for value."""
+    shown = []
+    for name in ("pmi", "ql", "dense", "lexical"):
+        pairs, differ = set(), set()
+        for s in sets:
+            if name not in s["x"] or f"{name}_u" not in s["x"]:
+                continue
+            a, b = s["x"][name], s["x"][f"{name}_u"]
+            rows = ~((a == b) | (np.isnan(a) & np.isnan(b))).all(axis=1)
+            pairs |= set(zip(s["qids"], s["docids"]))
+            differ |= {p for p, r in zip(zip(s["qids"], s["docids"]), rows) if r}
+        if pairs:
+            shown.append(f"{name}_u {len(differ)} of {len(pairs)} pairs")
+    return "  values differing from the plain signal's: " + ", ".join(shown) if shown else ""
+
+
 def cached_sets(kind: str, ws: Path, splits: int, extra) -> tuple[list[dict], dict]:
     """The re-draws, pickled beside the workspace (recomputed when the signals asked for change)."""
     path = ws.parent / f"{ws.name}.quality-{kind}-{splits}-{'+'.join(extra) or 'base'}.pickle"
@@ -228,6 +246,8 @@ def main(argv=None) -> int:
             print(f"no workspace at {ws} (see this script's docstring for how each is made)", file=sys.stderr)
             return 2
         sets, secs = cached_sets(kind, ws, a.splits, extra)
+        if differing := unstuffed_differences(sets):
+            print(differing)
         show(f"{title}; load average {os.getloadavg()[0]:.1f}", measure(sets, variants), secs, variants)
     return 0
 

@@ -14,6 +14,7 @@ import numpy as np
 from embedded_variants import standardise  # the same standardisation as the earlier variants
 
 BASE = ("pmi", "ql", "dense", "lexical")
+UNSTUFFED = tuple(f"{n}_u" for n in BASE)  # the same four read without stuffed runs (qrelkit.signals.unstuffed)
 
 # ---- features and fits ---------------------------------------------------------------------------
 def columns(name: str) -> tuple[str, ...]:
@@ -326,4 +327,7 @@ VARIANTS = {  # name: (probabilities of the judged rows, the extra signals it ne
     "interactions with has_relevant": (v_interactions(), ()),
     "gbm": (v_gbm(), ()),
     "gbm+lr": (v_gbm(blend=True), ()),
+    # the `_u` signals in place of the four (issue 44), alone and with `+prior, C=0.03` (issue 46)
+    "_u": (v_default(UNSTUFFED, drop=BASE), UNSTUFFED),
+    "_u, +prior, C=0.03": (v_default(UNSTUFFED + ("prior",), drop=BASE, c=0.03), UNSTUFFED + ("prior",)),
 }

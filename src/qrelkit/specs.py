@@ -41,13 +41,22 @@ class Param:
     parse: Callable[[str], Any]
     help: str = ""
     omit_default: bool = False
-    # The value the method behaved with before this parameter existed or its default changed.
-    # A spec that does not give the parameter resumes a workspace judged under that value
-    # (see qrelkit.judges.spec.JudgeSpec.as_before): a new default never re-judges old work.
+    # The value the method behaved with before this parameter existed or its default changed,
+    # or a tuple of them, oldest first, when the default changed more than once (a parameter whose
+    # values are tuples declares one earlier value as a 1-tuple of it). A spec that does not give
+    # the parameter resumes a workspace judged under any of them (see
+    # qrelkit.judges.spec.JudgeSpec.earlier): a new default never re-judges old work.
     legacy: Any = None
     # A value the canonical id leaves out, so that ids stored before the parameter existed
     # keep meaning what they meant (``prompt=v1``: the id without ``prompt``).
     absent: Any = None
+
+    @property
+    def previous(self) -> tuple:
+        """The defaults this parameter had before today's, the most recent first (``legacy``)."""
+        if self.legacy is None:
+            return ()
+        return tuple(reversed(self.legacy if isinstance(self.legacy, tuple) else (self.legacy,)))
 
 
 def integer(lo: int = 0, hi: Optional[int] = None) -> Callable[[str], int]:

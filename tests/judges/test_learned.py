@@ -119,7 +119,7 @@ def test_a_bad_learned_spec_is_a_usage_error(spec):
 
 
 def test_the_canonical_spec_lists_the_default_signals():
-    assert canonical("learned") == canonical("learned(signals=pmi+ql+dense+lexical+pool+feedback)")
+    assert canonical("learned") == canonical("learned(signals=pmi_u+ql_u+dense_u+lexical_u+pool+feedback+prior,c=0.03)")
 
 
 @pytest.mark.parametrize("labelled,command,expected", [

@@ -63,18 +63,22 @@ def test_a_stored_learned_id_keeps_the_fixed_regularisation_it_was_fitted_with()
 
 FEEDBACK_ID = OLD_ID.replace("+pool)", "+pool+feedback)")  # the default from feedback to per_topic=query
 QUERY_ID = FEEDBACK_ID.replace("per_topic=false", "per_topic=query")  # the default until feedback_z
+FZ_ID = QUERY_ID.replace("doc_tokens=400,", "doc_tokens=400,feedback_z=40,")  # the default until the _u signals
+NEW_ID = ("learned(batch=50,budget=0,c=0.03,calib=200,doc_tokens=400,feedback_z=40,per_topic=query,seed=0,"
+          "signals=pmi_u+ql_u+dense_u+lexical_u+pool+feedback+prior)")
+EARLIER = [OLD_ID, FEEDBACK_ID, QUERY_ID, FZ_ID]  # every earlier default, oldest first
 
 
-def test_the_default_learned_id_z_scores_the_query_signals_and_feedback_per_topic():
-    assert canonical("learned") == QUERY_ID.replace("doc_tokens=400,", "doc_tokens=400,feedback_z=40,")
+def test_the_default_learned_reads_without_stuffing_with_the_topics_prior_at_c_0_03():
+    assert canonical("learned") == NEW_ID
 
 
-@pytest.mark.parametrize("stored", [OLD_ID, FEEDBACK_ID, QUERY_ID])
+@pytest.mark.parametrize("stored", EARLIER)
 def test_the_default_learned_is_a_new_canonical_form(stored):
     assert canonical("learned") != stored
 
 
-@pytest.mark.parametrize("stored", [OLD_ID, FEEDBACK_ID, QUERY_ID])
+@pytest.mark.parametrize("stored", EARLIER + [NEW_ID])
 def test_each_earlier_default_learned_id_canonicalises_to_itself(stored):
     assert canonical(stored) == stored
 
@@ -84,13 +88,22 @@ def test_an_id_stored_before_feedback_z_keeps_feedback_raw(stored):
     assert parse_spec(stored)["feedback_z"] == "off"
 
 
+@pytest.mark.parametrize("stored", EARLIER)
+def test_an_id_stored_before_c_0_03_keeps_c_0_1(stored):
+    assert parse_spec(stored)["c"] == combine.C
+
+
+def test_the_new_default_id_keeps_c_0_03():
+    assert parse_spec(NEW_ID)["c"] == 0.03
+
+
 def test_a_default_learned_job_resumes_a_workspace_under_the_stored_id():
     assert str(parse_spec("learned").as_before()) == OLD_ID
 
 
 def test_a_default_learned_job_looks_for_each_earlier_default_the_most_recent_first():
     forms = [str(s) for s in parse_spec("learned").earlier()]
-    assert forms.index(QUERY_ID) < forms.index(FEEDBACK_ID) < forms.index(OLD_ID)
+    assert [forms.index(f) for f in reversed(EARLIER)] == sorted(forms.index(f) for f in EARLIER)
 
 
 def test_a_bare_learned_resumes_a_workspace_judged_under_the_query_default(ws):  # noqa: F811
@@ -100,10 +113,27 @@ def test_a_bare_learned_resumes_a_workspace_judged_under_the_query_default(ws): 
     assert (again.method, again.new) == (first.method, 0)
 
 
-def test_a_bare_learned_resumes_a_workspace_judged_under_the_feedback_default(ws):  # noqa: F811
-    first = run_judging(ws, FEEDBACK_ID, client(ws))
-    again = run_judging(ws, "learned", client(ws))
-    assert (again.method, again.new) == (first.method, 0)
+def score(prefix: str, cont: str) -> float:
+    """The scripted model's log-probability: high for on-topic text (pmi and ql make calls)."""
+    return -5.0 if ("Everest" in prefix or "sourdough" in prefix) else -20.0
+
+
+@pytest.mark.parametrize("stored", EARLIER)
+def test_a_bare_learned_resumes_a_workspace_judged_under_each_earlier_default(ws, stored):  # noqa: F811
+    first = run_judging(ws, stored, client(ws, score))
+    again = run_judging(ws, "learned", client(ws, score))
+    assert (again.method, again.new, again.judged) == (stored, 0, first.judged)
+
+
+@pytest.mark.parametrize("stored", EARLIER)
+def test_resuming_an_earlier_default_calls_no_model_and_judges_nothing_again(ws, stored):  # noqa: F811
+    """No model call, the stored judgments untouched and none under today's id (the signal and
+    answer caches would make a re-judging free too, so the judgments are what tells them apart)."""
+    run_judging(ws, stored, client(ws, score))
+    before = ws.judgments(method=stored)
+    again = client(ws, score)
+    run_judging(ws, "learned", again)
+    assert (again.backend.calls, ws.judgments(method=NEW_ID), ws.judgments(method=stored)) == (0, [], before)
 
 
 def test_a_stored_id_computes_what_it_did_with_c_fixed(ws):  # noqa: F811

@@ -26,7 +26,7 @@ def test_a_learned_judge_with_the_default_signals_warns_about_a_dense_run():
 
 def test_the_warning_says_how_to_leave_the_dense_signal_out():
     (w,) = dense_signal_warnings({"dense": ""}, ["learned(calib=100)"])
-    assert "learned(signals=pmi+ql+lexical+pool)" in w.message()
+    assert "learned(signals=pmi_u+ql_u+lexical_u+pool+prior)" in w.message()
 
 
 @pytest.mark.parametrize("method", ["learned(signals=pmi+ql+lexical)", "likelihood(threshold=auto)", "debate"])
@@ -34,7 +34,8 @@ def test_judges_without_the_dense_signal_raise_no_warning(method):
     assert dense_signal_warnings({"dense": ""}, [method]) == ()
 
 
-@pytest.mark.parametrize("method", ["learned(signals=lexical+feedback)", "learned(signals=pmi+lexical+window)"])
+@pytest.mark.parametrize("method", ["learned(signals=lexical+feedback)", "learned(signals=pmi+lexical+window)",
+                                    "learned(signals=pmi_u+dense_u)"])
 def test_signals_comparing_by_minilm_vectors_count_as_dense(method):
     assert [w.run for w in dense_signal_warnings({"dense": ""}, [method])] == ["dense"]
 

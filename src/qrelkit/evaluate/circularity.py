@@ -134,7 +134,7 @@ class DenseSignalWarning:
         what = f"{self.run} ({self.run_model})" if self.run_model else self.run
         return (f"run {what} looks like a dense retriever, and the judge {self.judge_method} uses dense-embedding "
                 "similarity as a signal: its gains under these labels may be circular (judge with "
-                "learned(signals=pmi+ql+lexical+pool) to leave the dense signal out)")
+                "learned(signals=pmi_u+ql_u+lexical_u+pool+prior) to leave the dense signal out)")
 
 
 def dense_signal_warnings(runs: Mapping[str, str], judge_methods: Iterable[str]) -> tuple[DenseSignalWarning, ...]:
@@ -148,4 +148,4 @@ def dense_signal_warnings(runs: Mapping[str, str], judge_methods: Iterable[str])
 def _uses_dense(method: str) -> bool:
     m = re.search(r"signals=([\w+]+)", method)
     # learned's default signals include dense; feedback and window compare by the same MiniLM vectors
-    return m is None or bool({"dense", "feedback", "window"} & set(m.group(1).split("+")))
+    return m is None or bool({"dense", "dense_u", "feedback", "window"} & set(m.group(1).split("+")))

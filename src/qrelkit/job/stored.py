@@ -103,7 +103,7 @@ class Job:
         return JudgingJob(method=self.spec, model=self.model, command=self.kind, task=self.task, share=share,
                           limit=self.limit, concurrency=self.concurrency, budget=self.budget,
                           threshold=self.threshold, read_cache=read_cache, prices=self.prices,
-                          engine=self.engine, guard=self.guard)
+                          engine=self.engine, guard=self.guard, resume=False)  # the id is settled
 
     def to_stored(self) -> dict:
         """The canonical form kept in the workspace (JSON)."""
@@ -211,11 +211,11 @@ def resolve_job(store: "Store", kind: str, plan: "Plan", given: dict[str, Any], 
     stored = stored_job(store)
     given = {k: v for k, v in given.items() if v is not None and v != ()}
     if stored is None or stored.get("method") is None:
-        return _new_job(store, kind, _values(plan, given))
+        return _new_job(store, kind, _values(plan, given), resume=not rejudge)
     if rejudge or not _started(store, stored):
         # a new job (--rejudge), or nothing judged under the stored one yet (a build waiting for its
         # people's share): the call's options over the stored job's, never over the defaults
-        return _new_job(store, kind, _values(plan, {**_stored_values(stored), **given}))
+        return _new_job(store, kind, _values(plan, {**_stored_values(stored), **given}), resume=not rejudge)
     before = stored.get("given") or {}
     for name in COMPARED:
         if name not in given:
@@ -271,7 +271,11 @@ def _values(plan: "Plan", given: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def _new_job(store: "Store", kind: str, values: dict[str, Any]) -> Job:
+def _new_job(store: "Store", kind: str, values: dict[str, Any], resume: bool) -> Job:
+    """A job from ``values``. Its method id is settled here: with ``resume``, the earlier form of the
+    method this workspace was judged under when its defaults changed since (a bare ``learned`` after
+    a new default: :func:`qrelkit.judging.runner.resumed_spec`), so that the job's judgments, merge
+    and report are under one id; with ``--rejudge`` today's form, judged anew."""
     from qrelkit.engines import parse_engine
     from qrelkit.judging.job import has_labels
 
@@ -291,6 +295,11 @@ def _new_job(store: "Store", kind: str, values: dict[str, Any]) -> Job:
     from qrelkit.judging.escalation import check_budget
 
     check_budget(spec, budget)
+    if resume:
+        from qrelkit.judging.runner import resumed_spec
+        from qrelkit.llm.spec import canonical_model_id
+
+        spec = resumed_spec(store, spec, canonical_model_id(model))
     given = {k: _canonical(k, values.get(k)) for k in COMPARED if k not in ("model",)}
     given["auto"] = bool(values.get("auto"))
     depth = values.get("depth") or 10

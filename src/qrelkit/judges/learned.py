@@ -3,8 +3,9 @@
 Why: out of the box (no server, no GPU) the embedded model's likelihood alone reaches a balanced
 accuracy of about 0.60 on LLMJudge-style data; no single cheap signal does much better, but a
 logistic regression over several, fitted on a couple of hundred people's labels, does
-(``benchmarks/embedded.py`` has the figures). ``learned(signals=pmi+ql+dense+lexical+pool+feedback,
-calib=200)``:
+(``benchmarks/embedded.py`` has the figures). ``learned(signals=pmi_u+ql_u+dense_u+lexical_u+pool+feedback+prior,
+c=0.03, calib=200)`` (the ``_u`` signals read the passage without query words stuffed into it,
+:mod:`qrelkit.signals.unstuffed`; ``prior`` is the topic's share of relevant labels):
 
 1. learn: before the first case, the signals are resolved against the workspace; any that
    cannot be computed (no runs -> no ``pool``; a model that cannot score -> no ``pmi``/``ql``;
@@ -33,8 +34,9 @@ With ``per_topic=true`` the topics' whole pools are scored up front; each pair's
 to its verdict (or to ``labelled_calls``) when it is judged in this run, and the total, pairs
 outside the selection included, is the summary's ``topic_stats``.
 
-Calibration for the few labels a user has (``c=cv``; the default stays C = 0.1, which measured
-better on LLMJudge dev, TREC DL 2019 and the demo, see docs/embedded-judge.md): C is chosen
+Calibration for the few labels a user has (``c=cv``; the default is a fixed C = 0.03, 0.1 before
+``prior``, both measured better on LLMJudge dev, TREC DL 2019 and the demo, see
+docs/embedded-judge.md): C is chosen
 by stratified cross-validation on the labelled pairs among
 :data:`qrelkit.signals.combine.C_GRID` (log-loss; the fold seed is ``seed``), and the choice and
 its scores are in the provenance's ``combination.fit``. The labelled pairs are not drawn like
@@ -42,7 +44,7 @@ the cases (the people's share is top-heavy, original qrels pooled deeper): the c
 fit's decision (P >= 0.5) does not depend on their share of relevant pairs, and the cases' own
 share is estimated by EM from each batch's probabilities (Saerens et al. 2002) and recorded as
 ``prior`` = ``{"labelled", "cases_estimate", "cases"}`` (with ``c=cv`` or ``feedback``). Stored
-ids (which wrote out every parameter but ``c``) keep C = 0.1 and compute what they did.
+ids that leave out ``c`` mean C = 0.1 and compute what they did.
 
 ``feedback`` compares each pair with the people's labels of its topic that the judge learns
 from (the learning context's), leaving the pair's own label out
@@ -86,8 +88,16 @@ from qrelkit.signals import combine
 if TYPE_CHECKING:
     from qrelkit.llm.client import Client
 
-STORED_SIGNALS = "pmi+ql+dense+lexical+pool"  # the default before the feedback signal; stored ids keep it
-DEFAULT_SIGNALS = STORED_SIGNALS + "+feedback"
+# The signals' defaults, oldest first (stored ids keep theirs): the five of the first learned judge;
+# with feedback (1 December 2026); the query signals read without stuffed runs and the topic's
+# prior (7 December 2026: the same values on natural text but for 0.04% of passages, headings that
+# restate the query; stuffing flip rates 40-58% -> 12-20%;
+# with C = 0.03 LLMJudge dev 0.702 -> 0.709, DL 2019 0.865 -> 0.888 with 4.2 -> 2.2 false
+# positives, the demo 11 -> 12 of 15 with none: docs/embedded-judge.md, docs/audit.md)
+STORED_SIGNALS = "pmi+ql+dense+lexical+pool"
+FEEDBACK_SIGNALS = STORED_SIGNALS + "+feedback"
+DEFAULT_SIGNALS = "pmi_u+ql_u+dense_u+lexical_u+pool+feedback+prior"
+DEFAULT_C = 0.03  # with `prior`; combine.C (0.1) before, which ids leave out
 
 
 def signals_param(text: str) -> str:
@@ -146,7 +156,7 @@ class LearnedJudge(BatchJudge):
     NAME = "learned"
     PARAMS = {
         "signals": Param(DEFAULT_SIGNALS, signals_param, "cheap signals combined, joined by + (see qrelkit.signals)",
-                         legacy=STORED_SIGNALS),
+                         legacy=(STORED_SIGNALS, FEEDBACK_SIGNALS)),
         "calib": Param(200, integer(0), "at most this many labelled pairs outside the selection to fit on"),
         "budget": Param(Budget(0, False), budget_param, "cases people may get: P% of the selection or N"),
         # per_topic=query became the default after false (LLMJudge dev BA 0.693 -> 0.702, DL19 0.851 -> 0.870;
@@ -158,11 +168,11 @@ class LearnedJudge(BatchJudge):
         "batch": Param(50, integer(1), "cases decided together"),
         "seed": Param(0, integer(0), "order of the cases and sampling of labelled pairs"),
         "doc_tokens": Param(prompts.DEFAULT_DOC_TOKENS, integer(16), "document token budget (pmi, ql)"),
-        # added with the feedback signal
-        # c=cv lost to C=0.1 on LLMJudge dev (BA 0.684 vs 0.693), DL 2019 and the demo, so 0.1 stays the
-        # default (and ids at it omit c: the stored ids written before c existed keep their form)
-        "c": Param(combine.C, c_param, "regularisation C of the regression, or cv: chosen by cross-validation",
-                   absent=combine.C),
+        # added with the feedback signal at 0.1; c=cv lost to it on LLMJudge dev (BA 0.684 vs 0.693), DL 2019
+        # and the demo. 0.03 became the default with `prior` (above); ids at 0.1 omit c (the ids written
+        # before c existed, and those of the defaults until then, keep their form and mean 0.1)
+        "c": Param(DEFAULT_C, c_param, "regularisation C of the regression, or cv: chosen by cross-validation",
+                   legacy=combine.C, absent=combine.C),
         # feedback_z=40 became the default after off (the demo 2 -> 0 false positives, LLMJudge dev 0.702 ->
         # 0.702, DL19 0.870 -> 0.865 with 3.0 -> 4.2: docs/embedded-judge.md); ids at off omit it, so the ids
         # stored before it (STORED_FORM) mean off
@@ -171,7 +181,7 @@ class LearnedJudge(BatchJudge):
                             "topic's moments shrunk toward the collection's with this many pseudo-pairs; off: raw",
                             legacy=OFF, absent=OFF),
     }
-    # what the ids stored before feedback_z wrote out (c only when not 0.1): such an id means feedback_z=off
+    # what every learned id writes out; one that leaves out feedback_z or c means off or 0.1 (their absent values)
     STORED_FORM = frozenset({"batch", "budget", "calib", "doc_tokens", "per_topic", "seed", "signals"})
     STORED_OPTIONAL = frozenset({"c"})
     requires: frozenset[str] = frozenset()  # a signal the client cannot serve is dropped, not required

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from qrelkit.errors import UsageError
-from qrelkit.specs import Call, bind, canonical_text, parse_chain
+from qrelkit.specs import Call, bind, canonical_text, fmt, parse_chain
 
 ALIASES = {
     "zeroshot": "zero-shot",
@@ -44,6 +44,11 @@ AUTO_METHODS = {
     ("build", True): "likelihood(threshold=auto)",
     ("build", False): "narrative",
 }
+
+
+# How many earlier forms a spec's stored ids are looked for under (JudgeSpec.earlier), the most
+# recent kept: learned, with four parameters whose defaults changed (one of them twice), has 23.
+EARLIER_LIMIT = 64
 
 
 def _judge(name: str) -> type:
@@ -114,34 +119,47 @@ class JudgeSpec:
 
     def as_before(self) -> "JudgeSpec":
         """The main judge as it was before its defaults changed: each parameter the user did not
-        give and that declares a ``legacy`` value set to it. A job whose workspace already holds
-        judgments under this id resumes them (a new default prompt never re-judges old work)."""
-        main = self.main
-        declared = _judge(main.name).PARAMS
-        old = {k: str(p.legacy) for k, p in declared.items() if p.legacy is not None and k not in main.given}
-        if not old:
+        give and that declares ``legacy`` values set to the oldest of them (the last of
+        :meth:`earlier`). A job whose workspace already holds judgments under this id resumes them
+        (a new default prompt never re-judges old work)."""
+        oldest = {k: v[-1] for k, v in self._previous().items()}
+        if not oldest:
             return self
-        before = main.with_params(**old)
-        return self.with_main(dataclasses.replace(before, given=main.given))
+        return self._set_back(oldest)
 
     def earlier(self) -> list["JudgeSpec"]:
         """Every form the main judge had before its defaults changed, the most recent first: the
-        spec with each subset of its ``legacy`` parameters set back (one default changed after
-        another — learned's ``signals``, then ``per_topic`` — leaves one stored id per stage);
-        :meth:`as_before` (all of them set back) is the last."""
-        from itertools import combinations
+        spec with its ``legacy`` parameters (those the user did not give) each at today's default
+        or one of its earlier ones, in every combination (one default changed after another —
+        learned's ``signals``, ``per_topic``, ``feedback_z``, then ``signals`` and ``c`` again —
+        leaves one stored id per stage, and a user who gave some parameters has stages of their
+        own). Ordered by how many steps back they go in all (a default changed twice is two steps
+        back at its oldest), ties in the parameters' order; at most :data:`EARLIER_LIMIT` forms,
+        the most recent kept. :meth:`as_before` (all of them at their oldest) is the last."""
+        from itertools import product
 
+        previous = self._previous()
+        keys = sorted(previous)
+        steps = sorted((c for c in product(*(range(len(previous[k]) + 1) for k in keys)) if any(c)),
+                       key=lambda c: (sum(c), c))[:EARLIER_LIMIT]
+        out: list[JudgeSpec] = []
+        for c in steps:
+            before = self._set_back({k: previous[k][i - 1] for k, i in zip(keys, c) if i})
+            if before != self and before not in out:
+                out.append(before)
+        return out
+
+    def _previous(self) -> dict[str, tuple[str, ...]]:
+        """The main judge's parameters the user did not give that had other defaults before, with
+        those defaults as spec text, the most recent first (:attr:`qrelkit.specs.Param.previous`)."""
         main = self.main
         declared = _judge(main.name).PARAMS
-        old = {k: str(p.legacy) for k, p in declared.items() if p.legacy is not None and k not in main.given}
-        out: list[JudgeSpec] = []
-        for n in range(1, len(old) + 1):
-            for keys in combinations(sorted(old), n):
-                before = self.with_main(dataclasses.replace(main.with_params(**{k: old[k] for k in keys}),
-                                                            given=main.given))
-                if before != self and before not in out:
-                    out.append(before)
-        return out
+        return {k: tuple(fmt(v) for v in p.previous) for k, p in declared.items()
+                if p.previous and k not in main.given}
+
+    def _set_back(self, old: dict[str, str]) -> "JudgeSpec":
+        main = self.main
+        return self.with_main(dataclasses.replace(main.with_params(**old), given=main.given))
 
     def links(self) -> list["JudgeSpec"]:
         """The chain's judges in order, each without its successor."""
@@ -160,19 +178,22 @@ def _omitted(declared: dict, values: dict) -> frozenset[str]:
 def _as_stored(cls: type, given: set[str]) -> dict[str, Any]:
     """A method id stored before a default changed, read back as what it meant.
 
-    A judge whose defaults changed declares ``STORED_FORM``: the parameters its old canonical ids
-    always wrote out. A spec giving all of them and nothing that came later *is* such an id, and
-    the parameters it leaves out take their ``legacy`` values (``debate(adjudicator=human,
-    doc_tokens=400,first=relevant,rounds=2)`` is the v1 debate it was stored as), so a stored id
-    parses back to itself. A user's shorter spec gets the new defaults."""
+    A judge whose defaults changed declares ``STORED_FORM``: the parameters its canonical ids have
+    always written out. A spec giving all of them, and beyond them only parameters of
+    ``STORED_OPTIONAL`` or parameters with an ``absent`` value, *is* such an id: an id writes out
+    every parameter but those at their ``absent`` value, so each such parameter it leaves out
+    takes that value, whatever today's default (``debate(adjudicator=human,doc_tokens=400,
+    first=relevant,rounds=2)`` is the v1 debate it was stored as; learned's ids of the
+    ``feedback_z=40`` default, which leave out ``c``, keep C = 0.1 after the default became 0.03).
+    So a stored id parses back to itself. A user's shorter spec gets the new defaults."""
     form = cls.STORED_FORM
     if not form or not form <= given:
         return {}
     declared = cls.PARAMS
-    later = {k for k, p in declared.items() if p.legacy is not None and k not in form}
-    if given & later or given - form - cls.STORED_OPTIONAL:
+    absent = {k for k, p in declared.items() if p.absent is not None}
+    if given - form - cls.STORED_OPTIONAL - absent:
         return {}
-    return {k: declared[k].legacy for k in later}
+    return {k: declared[k].absent for k in absent - given}
 
 
 def _part(call: Call, whole: str, stored: bool = True) -> JudgeSpec:
@@ -238,9 +259,15 @@ def canonical(text: str) -> str:
 def method_filter(text: str, known: Callable[[str], bool]) -> str:
     """The stored id a ``--method`` filter (export, escalations) means: the id a new judgment of
     ``text`` gets or, when ``known`` (is anything stored under an id?) says nothing is stored under
-    that one, ``text`` read as an id stored before a default changed (:func:`parse_spec`)."""
-    new, old = parse_spec(text, stored=False).canonical, parse_spec(text).canonical
-    return new if new == old or known(new) or not known(old) else old
+    that one, the first id something is stored under among ``text`` read as an id stored before a
+    default changed (:func:`parse_spec`) and the forms it had before its defaults changed
+    (:meth:`JudgeSpec.earlier`, the most recent first): ``--method learned`` finds the judgments of
+    a workspace judged under an earlier default, as judging it again would resume them."""
+    new = parse_spec(text, stored=False)
+    for spec in (new, parse_spec(text), *new.earlier()):
+        if known(spec.canonical):
+            return spec.canonical
+    return new.canonical
 
 
 def is_local_model(model_spec: str) -> bool:
@@ -248,8 +275,8 @@ def is_local_model(model_spec: str) -> bool:
 
 
 # With labelled pairs in the workspace (original qrels, people's labels), the embedded model's
-# default is the learned combination of cheap signals instead: balanced accuracy 0.70 against
-# likelihood's 0.61 on LLMJudge dev, and 11 of 15 hidden relevant documents recovered in the demo,
+# default is the learned combination of cheap signals instead: balanced accuracy 0.71 against
+# likelihood's 0.61 on LLMJudge dev, and 12 of 15 hidden relevant documents recovered in the demo,
 # with no false positive, against 5 (docs/embedded-judge.md).
 LEARNED_AUTO = "learned"
 

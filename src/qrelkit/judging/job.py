@@ -65,6 +65,7 @@ class JudgingJob:
     engine: Optional[str | EngineSpec] = None  # where model calls run (qrelkit.engines): local | ray(...)
     cases: Optional[tuple[Case, ...]] = field(default=None, compare=False, hash=False)  # replaces the selection
     guard: bool = True  # documents that address the judge go to people (qrelkit.judging.guarded)
+    resume: bool = True  # an earlier form of the spec this workspace was judged under continues (RunOptions)
 
     def spec(self, store: Optional["Store"] = None) -> JudgeSpec:
         """The method this job runs, composed and checked (raises UsageError). With ``store``,
@@ -121,7 +122,7 @@ async def arun_job(store: "Store", job: JudgingJob,
     budget = None if job.own_budget(spec) else parse_budget(job.budget) if isinstance(job.budget, str) else job.budget
     options = RunOptions(task=job.task, share=job.share, limit=job.limit, concurrency=job.concurrency,
                          budget=budget, threshold=job.threshold, oracle=job.oracle, command=job.command,
-                         cases=job.cases, guard=job.guard)
+                         cases=job.cases, guard=job.guard, resume=job.resume)
     if client is not None:
         return await arun_judging(store, spec, client, options, progress)
     own = job.client(store, engine)

@@ -238,7 +238,9 @@ class RunOptions:
     the answer is noted in the escalation's provenance as ``oracle`` and, for batch judges,
     teaches the later batches; no label is written. ``cases`` replaces the selection.
     ``guard`` (on by default) sends a case whose document addresses the judge to people
-    (:mod:`qrelkit.judging.guarded`)."""
+    (:mod:`qrelkit.judging.guarded`). ``resume`` (on by default): a spec whose defaults changed
+    continues under the earlier form this workspace was judged under (:func:`resumed_spec`); a
+    job (fill, build) settles its method id once, when it is made, and runs it as it is."""
 
     task: str = "auto"
     share: str = "llm"
@@ -250,6 +252,7 @@ class RunOptions:
     oracle: Optional[Mapping[Pair, int]] = field(default=None, compare=False, hash=False)
     command: str = "judge"  # the command the user ran (judge, fill, build): its record's name
     guard: bool = True
+    resume: bool = True
 
 
 async def arun_judging(
@@ -263,7 +266,8 @@ async def arun_judging(
     t0 = time.perf_counter()
     o = options or RunOptions()
     spec = parse_spec(method_spec) if isinstance(method_spec, str) else method_spec
-    spec = resumed_spec(store, spec, client.model_id)
+    if o.resume:
+        spec = resumed_spec(store, spec, client.model_id)
     method, model = spec.canonical, client.model_id
     tsk = resolve_task(store, o.task, o.threshold)
     bud = parse_budget(o.budget) if not isinstance(o.budget, Budget) else o.budget
