@@ -105,3 +105,21 @@ def test_the_demo_story_says_how_many_documents_were_wrongly_called_relevant(wro
     rec = {"hidden_relevant": 15, "hidden": 44, "recovered_relevant": 11, "false_relevant": wrong,
            "balanced_accuracy": 0.8667}
     assert said in demo_story(result, rec, 6)
+
+
+@pytest.mark.parametrize("spec,named,unnamed", [
+    ("learned", ["similarity to the documents people judged", "the topic's share of relevant labels"], []),
+    ("learned(signals=pmi+ql+dense+lexical+pool)", [], ["similarity to the documents people judged",
+                                                       "the topic's share of relevant labels"]),
+    ("learned(signals=pmi+ql+dense+lexical+pool+feedback)", ["similarity to the documents people judged"],
+     ["the topic's share of relevant labels"]),
+])
+def test_the_demo_story_names_the_signals_the_judge_used(spec, named, unnamed):
+    from types import SimpleNamespace
+
+    from qrelkit.cli.jobs import demo_story
+
+    result = SimpleNamespace(method=spec, model="local", pool={"pooled": 187, "holes": 44},
+                             judge={"relevant": 12}, qrels=None, report=None)
+    story = demo_story(result, {}, 6)
+    assert all(s in story for s in named) and not any(s in story for s in unnamed)

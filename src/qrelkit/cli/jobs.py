@@ -182,11 +182,12 @@ def demo_story(result, rec: dict, n_runs: int) -> str:
 
     main = parse_spec(result.method).main if result.method else None
     judge = main.name if main is not None else "judge"
-    feedback = judge == "learned" and "feedback" in str(main["signals"])
+    signals = str(main["signals"]).split("+") if judge == "learned" else []
     how = {
         "learned": "the learned judge (a logistic regression over cheap signals — the embedded model's "
                    "likelihood, MiniLM similarity, BM25, the runs' votes"
-                   + (", similarity to the documents people judged" if feedback else "")
+                   + (", similarity to the documents people judged" if "feedback" in signals else "")
+                   + (", the topic's share of relevant labels" if "prior" in signals else "")
                    + " — fitted on the demo's own qrels)",
         "likelihood": "query likelihood on the embedded model",
     }.get(judge, f"the {judge} judge")
