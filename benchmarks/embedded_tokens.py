@@ -24,7 +24,7 @@ would change values: a new signal id).
 path): CPU and wall milliseconds per token, and the largest |difference| of the log-likelihoods.
 
 ``formats``: the shipped Q4_1 weights against copies requantised by llama.cpp's own
-``llama_model_quantize`` (no download; into a temporary directory), each scored through the
+``llama_model_quantize`` (no download; into a temporary directory, removed at the end), each scored through the
 shipped path with ``--threads`` threads: CPU milliseconds per token, and how far the values move
 (a new weights file is a new model id, so a new signal id).
 
@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -229,6 +230,7 @@ def formats(model, texts, names, rounds: int, threads: int) -> dict:
     finally:
         for m in copies.values():
             m.llm.close()
+        shutil.rmtree(tmp, ignore_errors=True)  # the copies are 60-140 MB each
 
 
 def show(title: str, part: dict) -> None:
