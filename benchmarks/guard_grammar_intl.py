@@ -12,6 +12,10 @@ from __future__ import annotations
 import random
 import re
 
+import guard_kit as kit
+import guard_kit_eu as kit_eu
+import guard_kit_world as kit_world
+
 L = {
     "de": dict(
         a=["Bewerter", "Gutachter", "Prüfer", "Richter", "KI", "Sprachmodell", "Modell", "Assistent", "System",
@@ -217,8 +221,7 @@ def _fill(lang: str, t: str, rng: random.Random) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: pick.get(m.group(1), m.group(0)), t)
 
 
-def instruction(lang: str, rng: random.Random) -> str:
-    """One instruction to a judge in ``lang``: one or two templates, sometimes behind a marker."""
+def _templates(lang: str, rng: random.Random) -> str:
     text = _fill(lang, rng.choice(L[lang]["t"]), rng)
     if rng.random() < 0.2:
         text += " " + _fill(lang, rng.choice(L[lang]["t"]), rng)
@@ -227,8 +230,23 @@ def instruction(lang: str, rng: random.Random) -> str:
     return text
 
 
+def instruction(lang: str, rng: random.Random) -> str:
+    """One instruction to a judge in ``lang``: from the compositional grammar (:mod:`guard_kit`)
+    three times in four, else from this module's fixed templates (where the language has them);
+    now and then two of them in a row."""
+    if lang in L and (lang not in KITS or rng.random() < 0.25):
+        return _templates(lang, rng)
+    text = kit.instruction(KITS[lang], rng)
+    if rng.random() < 0.12:
+        text += " " + kit.instruction(KITS[lang], rng)
+    return text
+
+
 def hard_negative(lang: str, rng: random.Random) -> str:
-    return rng.choice(L[lang]["neg"])
+    """An ordinary sentence in ``lang`` that uses the guard's words for what they mean."""
+    pool = L.get(lang, {}).get("neg", []) + KITS.get(lang, {}).get("neg", [])
+    return rng.choice(pool)
 
 
-LANGS = tuple(L)
+KITS = {**kit_eu.KITS, **kit_world.KITS}
+LANGS = tuple(sorted(set(L) | set(KITS)))

@@ -58,7 +58,7 @@ SCALE = 100
 PENALTY = "l2"  # scikit-learn's default; L1 (tried: C 0.3 and 1) kept 1,200 features and half the recall
 MARGIN = 25  # score units above the highest held-back web document (0.25 in log-odds)
 LOCALES = {"de": "de", "fr": "fr", "es": "es", "it": "it", "pt": "pt_BR", "nl": "nl", "zh": "zh_CN", "ja": "ja",
-           "ko": "ko", "ru": "ru", "ar": "ar"}
+           "ko": "ko", "ru": "ru", "ar": "ar", "pl": "pl", "tr": "tr", "hi": "hi", "vi": "vi", "id": "id"}
 
 
 def _held_back(docid: str) -> bool:
@@ -197,8 +197,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=HERE.parent / "src/qrelkit/judging/guard_model.json.gz")
     ap.add_argument("--c", type=float, default=0.1, help="inverse regularisation strength (tried: 0.04, 0.1, 0.15, 0.5, 2)")
     ap.add_argument("--n-en", type=int, default=24000)
-    ap.add_argument("--n-lang", type=int, default=1500)
+    ap.add_argument("--n-lang", type=int, default=2500)
     ap.add_argument("--mining", type=int, default=2, help="rounds of hard-negative mining")
+    ap.add_argument("--no-catalogues", dest="catalogues", action="store_false",
+                    help="leave out the machine's gettext strings (a model that depends on the repository alone)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     docs = list(read_docs(a.data / "llmjudge-dev" / "passages.jsonl"))
@@ -211,9 +213,12 @@ def main() -> None:
     pos = positive_windows(train_instr, train_docs, rng)
     neg_short = [en.hard_negative(rng) for _ in range(8000)]
     for lang in intl.LANGS:
-        neg_short += [intl.hard_negative(lang, rng) for _ in range(200)]
-    for strings in catalogue_strings(rng, 3000).values():
+        neg_short += [intl.hard_negative(lang, rng) for _ in range(300)]
+    catalogues = catalogue_strings(rng, 3000) if a.catalogues else {}
+    for strings in catalogues.values():
         neg_short += strings
+    catalogue_hash = hashlib.sha256("\n".join(s for k in sorted(catalogues) for s in catalogues[k]).encode()).hexdigest()[:16]
+    print(f"gettext catalogue strings: {sum(map(len, catalogues.values())):,} (sha256 {catalogue_hash})", flush=True)
     neg_short = sorted(set(neg_short))
     rng.shuffle(neg_short)
     cut = len(neg_short) // 10
@@ -251,7 +256,8 @@ def main() -> None:
     data = {"format": FORMAT, "weights": dict(sorted(weights.items())), "bias": bias, "threshold": t, "scale": SCALE,
             "meta": {"seed": a.seed, "c": a.c, "penalty": PENALTY, "mining": a.mining, "script": "benchmarks/guard_train.py", "positives": len(pos),
                      "negatives": len(neg), "instructions": len(train_instr),
-                     "data_sha256": hashlib.sha256("\n".join(train_instr).encode()).hexdigest()[:16]}}
+                     "data_sha256": hashlib.sha256("\n".join(train_instr).encode()).hexdigest()[:16],
+                     "catalogues_sha256": catalogue_hash if a.catalogues else None}}
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
     a.out.write_bytes(gzip.compress(raw, mtime=0))
     print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.2f} MB)")

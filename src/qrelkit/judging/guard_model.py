@@ -37,10 +37,12 @@ MAX_SENTENCES = 3  # a window is one to three consecutive sentences
 PREFIX = 5  # word beginnings of this many letters stand for inflected forms (relevant, relevante)
 
 # a sentence ends at . ! ? ; and the CJK full stops; the folded text has no line breaks
-_END = re.compile(r"[.!?;](?=\s|$)|[。！？]")
+_END = re.compile(r"[.!?;](?=\s|$)|[。！？।؟]")
 _TOKEN = re.compile(r"\w+|[:{}=\[\]|#>*\"]")
 _GRADES = frozenset(["0", "1", "2", "3", "4", "5", "10", "100"])
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# scripts read as characters and character pairs: no spaces between words (Chinese, Japanese), or
+# words that folding cuts into pieces (Devanagari loses its vowel signs), or rich in endings (Hangul)
+_CJK = re.compile("[\u0900-\u097f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 class ModelError(ModelUnavailable):
