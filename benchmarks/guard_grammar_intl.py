@@ -1,4 +1,9 @@
-"""Training sentences for the guard's classifier in the guard's eleven other languages.
+"""Training sentences for the guard's classifier in fifteen languages other than English.
+
+The fixed templates below were the first grammar (eleven languages); :func:`instruction` now
+draws three times in four from the compositional grammar of ``guard_kit.py`` (with the parts in
+``guard_kit_eu.py``, ``guard_kit_eu2.py`` and ``guard_kit_world.py``), which also adds Polish, Turkish, Indonesian,
+Vietnamese and Hindi.
 
 Per language: who is addressed, which document, which label, which query, and templates for
 directives, claims, overrides and stated labels; and hard negatives (courts, product ratings,
@@ -14,6 +19,7 @@ import re
 
 import guard_kit as kit
 import guard_kit_eu as kit_eu
+import guard_kit_eu2 as kit_eu2
 import guard_kit_world as kit_world
 
 L = {
@@ -248,5 +254,5 @@ def hard_negative(lang: str, rng: random.Random) -> str:
     return rng.choice(pool)
 
 
-KITS = {**kit_eu.KITS, **kit_world.KITS}
+KITS = {**kit_eu.KITS, **kit_eu2.KITS, **kit_world.KITS}
 LANGS = tuple(sorted(set(L) | set(KITS)))
