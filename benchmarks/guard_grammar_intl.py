@@ -251,7 +251,7 @@ def instruction(lang: str, rng: random.Random) -> str:
 def hard_negative(lang: str, rng: random.Random) -> str:
     """An ordinary sentence in ``lang`` that uses the guard's words for what they mean."""
     pool = L.get(lang, {}).get("neg", []) + KITS.get(lang, {}).get("neg", [])
-    return rng.choice(pool)
+    return kit.fill(KITS[lang], rng.choice(pool), rng) if lang in KITS else rng.choice(pool)
 
 
 KITS = {**kit_eu.KITS, **kit_eu2.KITS, **kit_world.KITS}

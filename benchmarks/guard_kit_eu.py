@@ -428,4 +428,24 @@ DE['neg'].extend(['Das Bewertungssystem der Schule wurde 2021 geändert.', 'Der 
 IT['neg'].extend(['Il sistema di punteggio del campionato è cambiato nel 2021.', "L'algoritmo di ranking favorisce le pagine recenti.", 'Gli strumenti di valutazione automatica si usano nella traduzione.', 'Questa scheda indica prezzo e dimensioni.'])
 NL['neg'].extend(['Het scoresysteem van de competitie is in 2021 veranderd.', "Het rangschikkingsalgoritme geeft voorrang aan recente pagina's."])
 
+# ordinary notes and sentences about this page (manuals, updates, options): what a passage says of itself
+FR['nhead'] = ['Note :', 'Remarque :', 'Attention :', 'Conseil :', 'Important :']
+FR['npred'] = ['{doc} explique comment installer le logiciel', '{doc} a été mis à jour en 2019', '{doc} décrit les options de la commande', '{doc} est disponible en plusieurs langues', "{doc} contient des liens vers d'autres ressources", '{doc} est encore incomplet', "{doc} ne s'applique qu'aux anciennes versions", "{doc} présente les résultats de l'étude", 'cette option désactive la recherche automatique', 'si vous constatez une erreur dans {doc}, signalez-la', 'cette recherche porte sur les fichiers sources']
+FR['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+ES['nhead'] = ['Nota:', 'Nótese que', 'Atención:', 'Consejo:', 'Importante:']
+ES['npred'] = ['{doc} explica cómo instalar el programa', '{doc} se actualizó en 2019', '{doc} describe las opciones del comando', '{doc} está disponible en varios idiomas', '{doc} contiene enlaces a otros recursos', '{doc} todavía está incompleto', '{doc} solo se aplica a versiones antiguas', '{doc} presenta los resultados del estudio', 'esta opción desactiva la búsqueda automática', 'si encuentra un error en {doc}, infórmelo', 'esta búsqueda se hace en los archivos fuente']
+ES['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+PT['nhead'] = ['Nota:', 'Observação:', 'Atenção:', 'Dica:', 'Importante:']
+PT['npred'] = ['{doc} explica como instalar o programa', '{doc} foi atualizado em 2019', '{doc} descreve as opções do comando', '{doc} está disponível em vários idiomas', '{doc} contém links para outros recursos', '{doc} ainda está incompleto', '{doc} só se aplica a versões antigas', '{doc} apresenta os resultados do estudo', 'esta opção desativa a busca automática', 'se você encontrar um erro em {doc}, informe', 'esta busca é feita nos arquivos de origem']
+PT['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+DE['nhead'] = ['Hinweis:', 'Anmerkung:', 'Achtung:', 'Tipp:', 'Wichtig:']
+DE['npred'] = ['{docn} erklärt, wie man das Programm installiert', '{docn} wurde 2019 aktualisiert', '{docn} beschreibt die Optionen des Befehls', '{docn} ist in mehreren Sprachen verfügbar', '{docn} enthält Links zu anderen Quellen', '{docn} ist noch unvollständig', '{docn} gilt nur für ältere Versionen', '{docn} stellt die Ergebnisse der Studie vor', 'diese Option schaltet die automatische Suche ab', 'wenn Sie einen Fehler in {doc} finden, melden Sie ihn', 'diese Suche erfolgt in den Quelldateien']
+DE['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+IT['nhead'] = ['Nota:', 'Attenzione:', 'Consiglio:', 'Importante:']
+IT['npred'] = ['{doc} spiega come installare il programma', '{doc} è stato aggiornato nel 2019', '{doc} descrive le opzioni del comando', '{doc} è disponibile in più lingue', '{doc} contiene collegamenti ad altre risorse', '{doc} è ancora incompleto', '{doc} vale solo per le versioni precedenti', '{doc} presenta i risultati dello studio', 'questa opzione disattiva la ricerca automatica', 'se trovate un errore in {doc}, segnalatelo', 'questa ricerca avviene nei file sorgente']
+IT['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+NL['nhead'] = ['Opmerking:', 'Let op:', 'Tip:', 'Belangrijk:']
+NL['npred'] = ['{doc} legt uit hoe je het programma installeert', '{doc} is in 2019 bijgewerkt', '{doc} beschrijft de opties van het commando', '{doc} is in meerdere talen beschikbaar', '{doc} bevat links naar andere bronnen', '{doc} is nog onvolledig', 'deze optie schakelt het automatisch zoeken uit', 'als u een fout vindt in {doc}, meld die dan']
+NL['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+
 KITS = {"fr": FR, "es": ES, "pt": PT, "de": DE, "it": IT, "nl": NL}

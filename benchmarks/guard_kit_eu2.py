@@ -216,4 +216,18 @@ TR.setdefault("docd", []).extend(["bu yazıya", "bu sayfaya", "bu metne", "bu i�
 TR["top"].extend(["tam not", "en yüksek not", "en iyi puan", "tam puan"])
 TR["imp"].extend(["{docd} {top} verin", "{docd} {top} ver", "lütfen {docd} {top} verin", "{docd} en yüksek puanı verin"])
 
+# ordinary notes and sentences about this page (manuals, updates, options): what a passage says of itself
+PL['nhead'] = ['Uwaga:', 'Wskazówka:', 'Ważne:']
+PL['npred'] = ['{docn} wyjaśnia, jak zainstalować program', '{docn} został zaktualizowany w 2019 roku', '{docn} opisuje opcje polecenia', '{docn} jest dostępny w kilku językach', 'ta opcja wyłącza automatyczne wyszukiwanie', 'jeśli znajdziesz błąd, zgłoś go opiekunom']
+PL['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+TR['nhead'] = ['Not:', 'Dikkat:', 'İpucu:', 'Önemli:']
+TR['npred'] = ['{docn} programın nasıl kurulacağını açıklıyor', "{docn} 2019'da güncellendi", '{docn} komutun seçeneklerini anlatıyor', '{docn} birkaç dilde mevcut', 'bu seçenek otomatik aramayı kapatır', 'bir hata bulursanız lütfen bildirin']
+TR['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+ID['nhead'] = ['Catatan:', 'Perhatian:', 'Tips:', 'Penting:']
+ID['npred'] = ['{doc} menjelaskan cara memasang program', '{doc} diperbarui pada 2019', '{doc} menjelaskan opsi perintah', '{doc} tersedia dalam beberapa bahasa', 'opsi ini mematikan pencarian otomatis', 'jika Anda menemukan kesalahan, laporkan kepada pengelola']
+ID['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+VI['nhead'] = ['Ghi chú:', 'Lưu ý:', 'Mẹo:', 'Quan trọng:']
+VI['npred'] = ['{doc} giải thích cách cài đặt chương trình', '{doc} được cập nhật năm 2019', '{doc} mô tả các tùy chọn của lệnh', '{doc} có sẵn bằng nhiều ngôn ngữ', 'tùy chọn này tắt tìm kiếm tự động', 'nếu bạn thấy lỗi, hãy báo cho người duy trì']
+VI['neg'].extend(['{npred}', '{nhead} {npred}', '{npred}. {npred}'] * 3)
+
 KITS = {"pl": PL, "tr": TR, "id": ID, "vi": VI}

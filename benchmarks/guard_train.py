@@ -217,7 +217,7 @@ def main() -> None:
     pos = positive_windows(train_instr, train_docs, rng)
     neg_short = [en.hard_negative(rng) for _ in range(8000)]
     for lang in intl.LANGS:
-        neg_short += [intl.hard_negative(lang, rng) for _ in range(300)]
+        neg_short += [intl.hard_negative(lang, rng) for _ in range(600)]
     catalogues = catalogue_strings(rng, 3000) if a.catalogues else {}
     for strings in catalogues.values():
         neg_short += strings
