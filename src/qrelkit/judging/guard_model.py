@@ -4,7 +4,7 @@ The rules (:mod:`qrelkit.judging.guard_patterns`) catch the forms they were writ
 new set of held-out phrasings was caught less often than the last (docs/guard.md). This
 classifier scores every window of one to three sentences of the folded text (the same
 :func:`qrelkit.judging.guard.fold` the rules read) by a logistic regression over words, word
-beginnings, word pairs and, in Chinese, Japanese and Korean, character pairs. It was trained
+beginnings, word pairs and, in Chinese, Japanese, Korean and Hindi, character pairs. It was trained
 offline by ``benchmarks/guard_train.py`` on instructions to a judge generated from a grammar and
 on real web text and hard negatives, and ships as ``guard_model.json.gz`` in this package.
 
