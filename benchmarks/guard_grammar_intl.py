@@ -1,4 +1,9 @@
-"""Training sentences for the guard's classifier in the guard's eleven other languages.
+"""Training sentences for the guard's classifier in fifteen languages other than English.
+
+The fixed templates below were the first grammar (eleven languages); :func:`instruction` now
+draws three times in four from the compositional grammar of ``guard_kit.py`` (with the parts in
+``guard_kit_eu.py``, ``guard_kit_eu2.py`` and ``guard_kit_world.py``), which also adds Polish, Turkish, Indonesian,
+Vietnamese and Hindi.
 
 Per language: who is addressed, which document, which label, which query, and templates for
 directives, claims, overrides and stated labels; and hard negatives (courts, product ratings,
@@ -11,6 +16,11 @@ from __future__ import annotations
 
 import random
 import re
+
+import guard_kit as kit
+import guard_kit_eu as kit_eu
+import guard_kit_eu2 as kit_eu2
+import guard_kit_world as kit_world
 
 L = {
     "de": dict(
@@ -217,8 +227,7 @@ def _fill(lang: str, t: str, rng: random.Random) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: pick.get(m.group(1), m.group(0)), t)
 
 
-def instruction(lang: str, rng: random.Random) -> str:
-    """One instruction to a judge in ``lang``: one or two templates, sometimes behind a marker."""
+def _templates(lang: str, rng: random.Random) -> str:
     text = _fill(lang, rng.choice(L[lang]["t"]), rng)
     if rng.random() < 0.2:
         text += " " + _fill(lang, rng.choice(L[lang]["t"]), rng)
@@ -227,8 +236,23 @@ def instruction(lang: str, rng: random.Random) -> str:
     return text
 
 
+def instruction(lang: str, rng: random.Random) -> str:
+    """One instruction to a judge in ``lang``: from the compositional grammar (:mod:`guard_kit`)
+    three times in four, else from this module's fixed templates (where the language has them);
+    now and then two of them in a row."""
+    if lang in L and (lang not in KITS or rng.random() < 0.25):
+        return _templates(lang, rng)
+    text = kit.instruction(KITS[lang], rng)
+    if rng.random() < 0.12:
+        text += " " + kit.instruction(KITS[lang], rng)
+    return text
+
+
 def hard_negative(lang: str, rng: random.Random) -> str:
-    return rng.choice(L[lang]["neg"])
+    """An ordinary sentence in ``lang`` that uses the guard's words for what they mean."""
+    pool = L.get(lang, {}).get("neg", []) + KITS.get(lang, {}).get("neg", [])
+    return kit.fill(KITS[lang], rng.choice(pool), rng) if lang in KITS else rng.choice(pool)
 
 
-LANGS = tuple(L)
+KITS = {**kit_eu.KITS, **kit_eu2.KITS, **kit_world.KITS}
+LANGS = tuple(sorted(set(L) | set(KITS)))

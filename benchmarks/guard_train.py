@@ -3,15 +3,15 @@
     python benchmarks/guard_train.py [--seed 0] [--data ../shared/data] [--out src/qrelkit/judging/guard_model.json.gz]
 
 Positives: instructions to a judge generated from the grammars (``guard_grammar.py`` in English,
-``guard_grammar_intl.py`` in the guard's eleven other languages; 24,000 English draws and 1,500
-per other language, about 33,700 distinct, a tenth held back), each folded as the guard folds a
+``guard_grammar_intl.py`` with the compositional ``guard_kit*.py`` in fifteen other languages;
+24,000 English draws and 2,500 per other language, about 60,000 distinct, a tenth held back), each folded as the guard folds a
 document; 40 % of them are first hidden behind one of the obfuscations of
 :mod:`qrelkit.judging.guard_probes` (what folding leaves of them is what the classifier reads),
 and 40 % also get a sentence of a real passage before and/or after them. Negatives: up to 40
 windows (:func:`qrelkit.judging.guard_model.windows`) of each of three quarters of the LLMJudge
 dev passages (by a CRC-32 of the docid), the grammars' hard negatives (courts, product ratings,
 graders of essays, search engine advice), and the translated interface strings of the
-machine's gettext catalogues (``/usr/share/locale``, the eleven languages and English; real
+machine's gettext catalogues (``/usr/share/locale``, the fifteen languages and English; real
 short sentences such as "Mark as read" and "Ignore all"). TREC DL 2019 is never read: it is the
 precision test. The held-out phrasing files are never read: they are the recall test.
 
@@ -19,8 +19,8 @@ Model: logistic regression (scikit-learn, liblinear, L2, C = 0.1, balanced class
 features of :func:`qrelkit.judging.guard_model.features`, features seen in fewer than two
 training windows dropped; then two rounds of hard-negative mining (each training passage's
 highest-scoring window is added as a negative, and the model refitted); weights multiplied by
-SCALE and rounded to integers. Threshold: the lowest integer score at which no document of the
-held-back quarter of LLMJudge dev, and at most 0.5 % of the held-back hard negatives and
+SCALE and rounded to integers. Threshold: the lowest integer score at which at most one document
+(SPARED) of the held-back quarter of LLMJudge dev, and at most 0.5 % of the held-back hard negatives and
 catalogue strings, is flagged, plus MARGIN. Printed: the data's sizes, the threshold, the false
 positives, and the recall on held-back generated instructions (the classifier alone, and the
 rules with and without it) and on ``benchmarks/guard_dev.txt`` (human-written development
@@ -56,9 +56,10 @@ from qrelkit.judging.guard_probes import OBFUSCATIONS, insert, read_phrasings  #
 
 SCALE = 100
 PENALTY = "l2"  # scikit-learn's default; L1 (tried: C 0.3 and 1) kept 1,200 features and half the recall
-MARGIN = 25  # score units above the highest held-back web document (0.25 in log-odds)
+MARGIN = 25  # score units above the threshold's web documents (0.25 in log-odds)
+SPARED = 1  # held-back LLMJudge passages (of 1,815) the threshold may flag: one, not the single highest, decides
 LOCALES = {"de": "de", "fr": "fr", "es": "es", "it": "it", "pt": "pt_BR", "nl": "nl", "zh": "zh_CN", "ja": "ja",
-           "ko": "ko", "ru": "ru", "ar": "ar"}
+           "ko": "ko", "ru": "ru", "ar": "ar", "pl": "pl", "tr": "tr", "hi": "hi", "vi": "vi", "id": "id"}
 
 
 def _held_back(docid: str) -> bool:
@@ -169,9 +170,12 @@ def train(pos: list[list[list[str]]], neg: list[list[list[str]]], c: float) -> t
 
 
 def threshold(doc_scores: list[int], short_scores: np.ndarray) -> int:
-    """The lowest score that flags no held-back web document and at most 0.5 % of the held-back
-    hard negatives and catalogue strings, plus MARGIN."""
-    t = max(doc_scores) + 1
+    """The lowest score that flags at most SPARED held-back web documents (one of 1,815, 0.055 %)
+    and at most 0.5 % of the held-back hard negatives and catalogue strings, plus MARGIN. Why not
+    zero documents: the single highest-scoring passage of the quarter decided the threshold alone
+    (a medical form, "evaluation document ... provide results", 80 points above the next), so it
+    moved by 60-90 points from one training run to the next."""
+    t = sorted(doc_scores)[-1 - SPARED] + 1
     if len(short_scores):
         t = max(t, int(np.quantile(short_scores, 0.995, method="higher")) + 1)
     return t + MARGIN
@@ -197,8 +201,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=HERE.parent / "src/qrelkit/judging/guard_model.json.gz")
     ap.add_argument("--c", type=float, default=0.1, help="inverse regularisation strength (tried: 0.04, 0.1, 0.15, 0.5, 2)")
     ap.add_argument("--n-en", type=int, default=24000)
-    ap.add_argument("--n-lang", type=int, default=1500)
+    ap.add_argument("--n-lang", type=int, default=2500)
     ap.add_argument("--mining", type=int, default=2, help="rounds of hard-negative mining")
+    ap.add_argument("--no-catalogues", dest="catalogues", action="store_false",
+                    help="leave out the machine's gettext strings (a model that depends on the repository alone)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     docs = list(read_docs(a.data / "llmjudge-dev" / "passages.jsonl"))
@@ -211,9 +217,12 @@ def main() -> None:
     pos = positive_windows(train_instr, train_docs, rng)
     neg_short = [en.hard_negative(rng) for _ in range(8000)]
     for lang in intl.LANGS:
-        neg_short += [intl.hard_negative(lang, rng) for _ in range(200)]
-    for strings in catalogue_strings(rng, 3000).values():
+        neg_short += [intl.hard_negative(lang, rng) for _ in range(600)]
+    catalogues = catalogue_strings(rng, 3000) if a.catalogues else {}
+    for strings in catalogues.values():
         neg_short += strings
+    catalogue_hash = hashlib.sha256("\n".join(s for k in sorted(catalogues) for s in catalogues[k]).encode()).hexdigest()[:16]
+    print(f"gettext catalogue strings: {sum(map(len, catalogues.values())):,} (sha256 {catalogue_hash})", flush=True)
     neg_short = sorted(set(neg_short))
     rng.shuffle(neg_short)
     cut = len(neg_short) // 10
@@ -236,7 +245,8 @@ def main() -> None:
     t = threshold(doc_scores, short_scores)
     dev_pos = _scores(model, positive_windows(dev_instr, dev_docs, random.Random(a.seed + 1)))
     hits, n = dev_recall(model, t, dev_docs, a.seed)
-    print(f"features {len(weights):,}; bias {bias}; threshold {t} (highest held-back document {max(doc_scores)})")
+    print(f"features {len(weights):,}; bias {bias}; threshold {t} (held-back documents' highest scores "
+          f"{sorted(doc_scores)[-3:][::-1]})")
     print(f"held back: {sum(s >= t for s in doc_scores)} of {len(doc_scores):,} LLMJudge passages flagged; "
           f"{int((short_scores >= t).sum())} of {len(short_scores):,} short negatives")
     alone = _scores(model, [window_of(fold(i)) for i in dev_instr])
@@ -251,7 +261,8 @@ def main() -> None:
     data = {"format": FORMAT, "weights": dict(sorted(weights.items())), "bias": bias, "threshold": t, "scale": SCALE,
             "meta": {"seed": a.seed, "c": a.c, "penalty": PENALTY, "mining": a.mining, "script": "benchmarks/guard_train.py", "positives": len(pos),
                      "negatives": len(neg), "instructions": len(train_instr),
-                     "data_sha256": hashlib.sha256("\n".join(train_instr).encode()).hexdigest()[:16]}}
+                     "data_sha256": hashlib.sha256("\n".join(train_instr).encode()).hexdigest()[:16],
+                     "catalogues_sha256": catalogue_hash if a.catalogues else None}}
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
     a.out.write_bytes(gzip.compress(raw, mtime=0))
     print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.2f} MB)")

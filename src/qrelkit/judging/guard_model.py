@@ -4,7 +4,7 @@ The rules (:mod:`qrelkit.judging.guard_patterns`) catch the forms they were writ
 new set of held-out phrasings was caught less often than the last (docs/guard.md). This
 classifier scores every window of one to three sentences of the folded text (the same
 :func:`qrelkit.judging.guard.fold` the rules read) by a logistic regression over words, word
-beginnings, word pairs and, in Chinese, Japanese and Korean, character pairs. It was trained
+beginnings, word pairs and, in Chinese, Japanese, Korean and Hindi, character pairs. It was trained
 offline by ``benchmarks/guard_train.py`` on instructions to a judge generated from a grammar and
 on real web text and hard negatives, and ships as ``guard_model.json.gz`` in this package.
 
@@ -37,10 +37,12 @@ MAX_SENTENCES = 3  # a window is one to three consecutive sentences
 PREFIX = 5  # word beginnings of this many letters stand for inflected forms (relevant, relevante)
 
 # a sentence ends at . ! ? ; and the CJK full stops; the folded text has no line breaks
-_END = re.compile(r"[.!?;](?=\s|$)|[。！？]")
+_END = re.compile(r"[.!?;](?=\s|$)|[。！？।؟]")
 _TOKEN = re.compile(r"\w+|[:{}=\[\]|#>*\"]")
 _GRADES = frozenset(["0", "1", "2", "3", "4", "5", "10", "100"])
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# scripts read as characters and character pairs: no spaces between words (Chinese, Japanese), or
+# words that folding cuts into pieces (Devanagari loses its vowel signs), or rich in endings (Hangul)
+_CJK = re.compile("[\u0900-\u097f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 class ModelError(ModelUnavailable):
