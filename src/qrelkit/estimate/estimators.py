@@ -45,7 +45,7 @@ from qrelkit.estimate.favoured import Favoured, favoured_runs
 from qrelkit.estimate.frame import Frame, exact_scores
 from qrelkit.estimate.measures import MeasureKind, judged_share, parse_measures
 from qrelkit.estimate.nonlinear import Inputs, fit_measure
-from qrelkit.estimate.ppi import LabelledDesign, half_width, labelled_design, power_tune
+from qrelkit.estimate.ppi import LabelledDesign, collapsed, half_width, labelled_design, power_tune
 from qrelkit.estimate.strata import strata_of, stratum_sizes
 from qrelkit.estimate.validity import ratio_warnings
 
@@ -158,6 +158,8 @@ def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndar
         rows = [EstimateRow(n, kind.key, float(e), float(e), float(e), float(j), Interval(float(e), float(e), float(e)), 0.0)
                 for n, e, j in zip(names, exact, by_judge)]
         return rows, exact_differences(names, kind.key, exact)
+    if not kind.linear:  # a ratio's variance groups are its topics (ppi.collapsed; jackknife says why)
+        inputs = dataclasses.replace(inputs, design=collapsed(inputs.design, frame.topic[inputs.design.index]))
     fitted = fit_measure(frame, kind, inputs)
     every = np.arange(len(names))
     zy, zf = fitted.influence(every, np.ones(len(names)))
