@@ -63,7 +63,7 @@ def test_a_design_with_one_stratum_per_topic_is_unchanged():
 
 
 def test_ndcg_uses_the_collapsed_variance_and_p_at_10_does_not(monkeypatch):
-    """Undo the collapse: nDCG's estimates stay, its intervals narrow (the pooled variance adds the spread
+    """Undo the collapse: nDCG's estimates stay (but through PPI++'s lambda, tuned on the variance), its intervals narrow (the pooled variance adds the spread
     between strata); P@10's rows are identical either way."""
     shipped = estimate_runs(RUNS, JUDGE, PEOPLE, SAMPLE, ["P@10", "nDCG@10"], threshold=2)
     monkeypatch.setattr(est_module, "collapsed", lambda design, topic: design)
@@ -72,5 +72,8 @@ def test_ndcg_uses_the_collapsed_variance_and_p_at_10_does_not(monkeypatch):
         if a.measure == "P@10":
             assert dataclasses.astuple(a) == dataclasses.astuple(b)
     ndcg = [(a, b) for a, b in zip(shipped.rows, stratified.rows) if a.measure == "nDCG@10"]
+    same_lambda = [(a, b) for a, b in ndcg if a.lam == pytest.approx(b.lam, abs=1e-12)]
+    assert same_lambda  # the bias correction is the strata's: at the same lambda, the same estimate
+    assert [a.estimate for a, _ in same_lambda] == pytest.approx([b.estimate for _, b in same_lambda], abs=1e-9)
     wider = [a.high - a.low > b.high - b.low + 1e-12 for a, b in ndcg]
     assert sum(wider) >= len(ndcg) - 1

@@ -158,26 +158,27 @@ def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndar
         rows = [EstimateRow(n, kind.key, float(e), float(e), float(e), float(j), Interval(float(e), float(e), float(e)), 0.0)
                 for n, e, j in zip(names, exact, by_judge)]
         return rows, exact_differences(names, kind.key, exact)
-    if not kind.linear:  # a ratio's variance groups are its topics (ppi.collapsed; jackknife says why)
-        inputs = dataclasses.replace(inputs, design=collapsed(inputs.design, frame.topic[inputs.design.index]))
-    fitted = fit_measure(frame, kind, inputs)
+    groups = inputs.design  # a ratio's variance groups are its topics (ppi.collapsed; jackknife says why)
+    if not kind.linear:
+        groups = collapsed(inputs.design, frame.topic[inputs.design.index])
+    fitted = fit_measure(frame, kind, inputs, groups)
     every = np.arange(len(names))
     zy, zf = fitted.influence(every, np.ones(len(names)))
     extra = fitted.anticipated(every, zy, zf)
-    lam = power_tune(inputs.design, zy, zf, extra)
+    lam = power_tune(groups, zy, zf, extra)
     est = fitted.value(every, lam)
     zy, zf = fitted.influence(every, lam)
-    half = half_width(inputs.design, zy, zf, lam, alpha, extra)
+    half = half_width(groups, zy, zf, lam, alpha, extra)
     zero = np.zeros(len(names))
     people = fitted.value(every, zero)
     py, pf = fitted.influence(every, zero)
     p_extra = fitted.anticipated(every, py, np.zeros_like(pf))
-    p_half = half_width(inputs.design, py, pf, zero, alpha, p_extra)
+    p_half = half_width(groups, py, pf, zero, alpha, p_extra)
     labels_only = exact_scores(frame, kind, judge)
     rows = [EstimateRow(n, kind.key, float(e), float(e - h), float(e + h), float(lo),
                         Interval(float(p), float(p - ph), float(p + ph)), float(lm))
             for n, e, h, lo, p, ph, lm in zip(names, est, half, labels_only, people, p_half, lam[:, 0])]
-    return rows, estimate_differences(fitted, names, inputs.design, lam, alpha)
+    return rows, estimate_differences(fitted, names, groups, lam, alpha)
 
 
 def within_range(row: EstimateRow, kind: MeasureKind) -> EstimateRow:

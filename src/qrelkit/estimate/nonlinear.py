@@ -77,6 +77,7 @@ class Fitted:
     ind: np.ndarray
     coef_u: sparse.csr_matrix  # [run, universe pair]: the pair's weight in the run's estimate
     domain: DomainModel
+    strata: LabelledDesign  # the design's own strata: the jackknife's bias (``design``: its variance groups)
 
     def anticipated(self, rows: np.ndarray, zy: np.ndarray, zf: np.ndarray, minus: np.ndarray | None = None) -> Moments:
         """Anticipated moments (:mod:`.domain`) of runs ``rows`` (or of the differences rows - minus) whose
@@ -96,7 +97,7 @@ class Fitted:
         if self.kind.linear:
             return numer.mean(axis=1)
         plug = self.kind.ratio(numer, np.maximum(self.counts, self.floors))[0].mean(axis=1)
-        _, _, bias_y, bias_f = jackknife(self._parts(rows), self.design)
+        _, _, bias_y, bias_f = jackknife(self._parts(rows), self.strata)
         return plug - (bias_y + lam * bias_f)
 
     def influence(self, rows: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,7 +111,9 @@ class Fitted:
         return coef * self.hy, coef * self.hf
 
 
-def fit_measure(frame: Frame, kind: MeasureKind, inp: Inputs) -> Fitted:
+def fit_measure(frame: Frame, kind: MeasureKind, inp: Inputs, variance: LabelledDesign | None = None) -> Fitted:
+    """The measure's fit; ``variance``: the same sample with other variance groups (a ratio's topics,
+    :func:`~qrelkit.estimate.ppi.collapsed`) for its variance, its bias staying the design strata's."""
     design = inp.design
     h = kind.label_values(inp.values)
     coef_s = np.asarray(frame.coefficients(kind)[:, design.index].todense())
@@ -129,8 +132,8 @@ def fit_measure(frame: Frame, kind: MeasureKind, inp: Inputs) -> Fitted:
     coef_u = _estimate_scale(frame, kind, counts, floors)
     domain = DomainModel(frame.topic, inp.exact, expected, inp.every @ h**2, len(frame.topics), design,
                          frame.topic[design.index])
-    return Fitted(kind, a, b, coef_s, hy, hf, frame.topic[design.index], design, counts, floors, resid, ind,
-                  coef_u, domain)
+    return Fitted(kind, a, b, coef_s, hy, hf, frame.topic[design.index], variance or design, counts, floors, resid,
+                  ind, coef_u, domain, design)
 
 
 def _estimate_scale(frame: Frame, kind: MeasureKind, counts: np.ndarray, floors: np.ndarray) -> sparse.csr_matrix:
