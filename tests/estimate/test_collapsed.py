@@ -63,8 +63,8 @@ def test_a_design_with_one_stratum_per_topic_is_unchanged():
 
 
 def test_ndcg_uses_the_collapsed_variance_and_p_at_10_does_not(monkeypatch):
-    """Undo the collapse: nDCG's estimates stay (but through PPI++'s lambda, tuned on the variance), its intervals narrow (the pooled variance adds the spread
-    between strata); P@10's rows are identical either way."""
+    """Undo the collapse: nDCG's estimates stay (but through PPI++'s lambda, tuned on the variance), its
+    intervals narrow (the pooled variance adds the spread between strata); P@10's rows are identical."""
     shipped = estimate_runs(RUNS, JUDGE, PEOPLE, SAMPLE, ["P@10", "nDCG@10"], threshold=2)
     monkeypatch.setattr(est_module, "collapsed", lambda design, topic: design)
     stratified = estimate_runs(RUNS, JUDGE, PEOPLE, SAMPLE, ["P@10", "nDCG@10"], threshold=2)
