@@ -163,11 +163,11 @@ def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndar
         groups = collapsed(inputs.design, frame.topic[inputs.design.index])
     fitted = fit_measure(frame, kind, inputs, groups)
     every = np.arange(len(names))
-    zy, zf = fitted.influence(every, np.ones(len(names)))
-    extra = fitted.anticipated(every, zy, zf)
-    lam = power_tune(groups, zy, zf, extra)
+    ty, tf = fitted.influence(every, np.ones(len(names)), tuning=True)  # lambda from the strata's variance
+    lam = power_tune(inputs.design, ty, tf, fitted.anticipated(every, ty, tf, tuning=True))
     est = fitted.value(every, lam)
     zy, zf = fitted.influence(every, lam)
+    extra = fitted.anticipated(every, zy, zf)
     half = half_width(groups, zy, zf, lam, alpha, extra)
     zero = np.zeros(len(names))
     people = fitted.value(every, zero)
@@ -178,7 +178,7 @@ def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndar
     rows = [EstimateRow(n, kind.key, float(e), float(e - h), float(e + h), float(lo),
                         Interval(float(p), float(p - ph), float(p + ph)), float(lm))
             for n, e, h, lo, p, ph, lm in zip(names, est, half, labels_only, people, p_half, lam[:, 0])]
-    return rows, estimate_differences(fitted, names, groups, lam, alpha)
+    return rows, estimate_differences(fitted, names, lam, alpha)
 
 
 def within_range(row: EstimateRow, kind: MeasureKind) -> EstimateRow:

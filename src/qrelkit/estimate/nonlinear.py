@@ -79,11 +79,12 @@ class Fitted:
     domain: DomainModel
     strata: LabelledDesign  # the design's own strata: the jackknife's bias (``design``: its variance groups)
 
-    def anticipated(self, rows: np.ndarray, zy: np.ndarray, zf: np.ndarray, minus: np.ndarray | None = None) -> Moments:
+    def anticipated(self, rows: np.ndarray, zy: np.ndarray, zf: np.ndarray, minus: np.ndarray | None = None,
+                    tuning: bool = False) -> Moments:
         """Anticipated moments (:mod:`.domain`) of runs ``rows`` (or of the differences rows - minus) whose
-        influences are ``zy``, ``zf``."""
+        influences are ``zy``, ``zf`` (from :meth:`influence` with the same ``tuning``)."""
         coef = self.coef_u[rows] if minus is None else self.coef_u[rows] - self.coef_u[minus]
-        return self.domain.moments(coef, degenerate(self.design, zy, zf))
+        return self.domain.moments(coef, degenerate(self.strata if tuning else self.design, zy, zf))
 
     def _parts(self, rows: np.ndarray) -> RatioParts:
         coef = self.coef_s[rows]
@@ -100,12 +101,12 @@ class Fitted:
         _, _, bias_y, bias_f = jackknife(self._parts(rows), self.strata)
         return plug - (bias_y + lam * bias_f)
 
-    def influence(self, rows: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def influence(self, rows: np.ndarray, lam: np.ndarray, tuning: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(zy, zf), ``[row, labelled pair]``: each labelled pair's effect on the estimate through its
         label and through its prediction (exact for a linear measure, the jackknife's for a ratio, where
         they do not depend on ``lam``)."""
-        if not self.kind.linear:
-            zy, zf, _, _ = jackknife(self._parts(rows), self.design)
+        if not self.kind.linear:  # tuning: the strata's replicates (PPI++'s lambda), else the variance's
+            zy, zf, _, _ = jackknife(self._parts(rows), self.strata if tuning else self.design)
             return zy, zf
         coef = self.coef_s[rows] / self.a.shape[1]
         return coef * self.hy, coef * self.hf
