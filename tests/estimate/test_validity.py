@@ -9,8 +9,9 @@ from qrelkit.estimate.validity import SHOWN, ratio_warnings
 @pytest.mark.parametrize("design, labelled, topics", [
     ("uniform", 120, 8),    # 15 per topic, the synthetic collection
     ("uniform", 926, 43),   # 21.5, DL 2019 at 10%
-    ("weighted", 926, 43),  # 21.5, the setting: 0.989 in 100 draws with the collapsed variance
-    ("weighted", 1852, 43),  # 43.07, DL 2019 at 20%: 0.995 in 100
+    ("weighted", 926, 43),  # 21.5, the setting: 0.990 in 100 draws with the collapsed variance
+    ("weighted", 463, 43),  # 10.8, DL 2019 at 5%: 0.979 in 100
+    ("weighted", 1852, 43),  # 43.07, DL 2019 at 20%: 0.994 in 100
     ("weighted", 120, 8),   # 15, the synthetic collection at 25%: 0.964
 ])
 def test_a_measured_setting_gives_no_warning(design, labelled, topics):
@@ -18,8 +19,7 @@ def test_a_measured_setting_gives_no_warning(design, labelled, topics):
 
 
 @pytest.mark.parametrize("design, labelled, topics", [
-    ("weighted", 463, 43),   # 10.8 per topic, DL 2019 at 5%: measured 0.924
-    ("weighted", 60, 8),     # 7.5, the synthetic collection at 12.5%: 0.867
+    ("weighted", 60, 8),     # 7.5, the synthetic collection at 12.5%: 0.872
     ("weighted", 2000, 43),  # 46.5: never measured
     ("defensive", 926, 43),  # 21.5: 0.927 in 200 draws (stratified variance): no band
     ("uniform", 60, 8),      # 7.5: measured 0.90

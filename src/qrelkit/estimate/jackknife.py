@@ -23,15 +23,17 @@ design's strata. Under the weighted design a topic's pairs that no run ranks in 
 stratum drawn with a small probability; its few grade-3 pairs decide the ideal DCG's count, and a draw
 that misses them all shows no spread in that stratum: the stratified jackknife then gives the count a
 variance of about 0 just when it is estimated too low, and every run's nDCG errs the same way with a
-small standard error (DL 2019, 926 weighted labels: coverage 0.919 in 100 draws, 0.989 with topics as
+small standard error (DL 2019, 926 weighted labels: coverage 0.919 in 100 draws, 0.990 with topics as
 groups). Deleting a pair from its whole topic lets the spread seen in the topic's other strata, and
 between them, count: the collapsed-strata estimator, conservative for a stratified draw (its
 expectation adds the spread between the strata's means) and exact when a topic is one stratum (the
 uniform design). The bias estimate
 keeps the design's strata as groups (:attr:`~qrelkit.estimate.nonlinear.Fitted.strata`): a replicate
 that re-weights a whole topic by n/(n - 1) changes the ratio between its strata's weights, which is no
-estimator of the design's, and its bias estimate, tried, lowered coverage at 5% (0.92 -> 0.89 on DL 2019).
-Linear measures keep the stratified variance.
+estimator of the design's, and its bias estimate, tried, lowered coverage at 5% (0.93 -> 0.89 on DL 2019).
+PPI++'s lambda is tuned on the strata's replicates too (``Fitted.influence(..., tuning=True)``), so the
+estimates are the stratified method's and only the interval is the collapsed one. Linear measures keep
+the stratified variance.
 
 Each replicate is linear in PPI++'s lambda (the numerator is ``A + lambda B``; the counts do not depend
 on lambda), so the variance is returned as pseudo-influences ``(zy, zf)`` whose design variance
