@@ -23,8 +23,8 @@ tests; docs/estimates.md has the tables):
   three other label sets, 30 (synthetic) 1.000, 43 (DL 2019 at 20%) 0.994 in 100; outside: 7.5
   (synthetic) 0.872. Before the collapsed variance (the design's strata as variance groups) it covered
   0.929, 0.919 and 0.863 at 10.8, 21.5 and 43 (100 draws);
-- ``defensive`` (the weighted design as a defensive mixture, :mod:`.design`): nowhere; measured only
-  with the stratified variance: 21.5 labels per topic 0.927 in 200 draws with the Llama-3.3-70B labels,
+- ``defensive`` (the weighted design as a defensive mixture, :mod:`.design`): nowhere; measured with
+  the stratified variance: 21.5 labels per topic 0.927 in 200 draws with the Llama-3.3-70B labels,
   10.8 (5%) 0.873 in 100, 43 (20%) 0.942 in 100, the synthetic collection at 7.5, 15 and 30: 0.889,
   0.956, 0.881; with the collapsed variance only 21.5 was measured (0.973 in 30 draws, width 0.147),
   too little for a band.
