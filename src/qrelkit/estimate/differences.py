@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qrelkit.estimate.nonlinear import Fitted
-from qrelkit.estimate.ppi import LabelledDesign, half_width, power_tune
+from qrelkit.estimate.ppi import half_width, power_tune
 
 
 @dataclass(frozen=True)
@@ -46,19 +46,21 @@ def pair_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def estimate_differences(fitted: Fitted, names: Sequence[str], design: LabelledDesign, own_lam: np.ndarray,
+def estimate_differences(fitted: Fitted, names: Sequence[str], own_lam: np.ndarray,
                          alpha: float) -> tuple[Difference, ...]:
-    """Every pair of runs (in input order, a before b) on one measure."""
+    """Every pair of runs (in input order, a before b) on one measure: lambda tuned on the design strata's
+    variance, the interval from the fit's variance groups (a ratio's topics, :mod:`.jackknife`)."""
     a, b = pair_rows(len(names))
     if not len(a):
         return ()
     rows = np.arange(len(names))
+    ty, tf = fitted.influence(rows, own_lam, tuning=True)
+    dy, df = ty[a] - ty[b], tf[a] - tf[b]
+    lam = power_tune(fitted.strata, dy, df, fitted.anticipated(a, dy, df, minus=b, tuning=True))
+    est = fitted.value(a, lam) - fitted.value(b, lam)
     zy, zf = fitted.influence(rows, own_lam)
     dy, df = zy[a] - zy[b], zf[a] - zf[b]
-    extra = fitted.anticipated(a, dy, df, minus=b)
-    lam = power_tune(design, dy, df, extra)
-    est = fitted.value(a, lam) - fitted.value(b, lam)
-    half = half_width(design, dy, df, lam, alpha, extra)
+    half = half_width(fitted.design, dy, df, lam, alpha, fitted.anticipated(a, dy, df, minus=b))
     return tuple(Difference(names[i], names[j], fitted.kind.key, float(e), float(e - h), float(e + h))
                  for i, j, e, h in zip(a, b, est, half))
 

@@ -45,7 +45,7 @@ from qrelkit.estimate.favoured import Favoured, favoured_runs
 from qrelkit.estimate.frame import Frame, exact_scores
 from qrelkit.estimate.measures import MeasureKind, judged_share, parse_measures
 from qrelkit.estimate.nonlinear import Inputs, fit_measure
-from qrelkit.estimate.ppi import LabelledDesign, half_width, labelled_design, power_tune
+from qrelkit.estimate.ppi import LabelledDesign, collapsed, half_width, labelled_design, power_tune
 from qrelkit.estimate.strata import strata_of, stratum_sizes
 from qrelkit.estimate.validity import ratio_warnings
 
@@ -158,24 +158,27 @@ def _one_measure(frame: Frame, kind: MeasureKind, inputs: Inputs, judge: np.ndar
         rows = [EstimateRow(n, kind.key, float(e), float(e), float(e), float(j), Interval(float(e), float(e), float(e)), 0.0)
                 for n, e, j in zip(names, exact, by_judge)]
         return rows, exact_differences(names, kind.key, exact)
-    fitted = fit_measure(frame, kind, inputs)
+    groups = inputs.design  # a ratio's variance groups are its topics (ppi.collapsed; jackknife says why)
+    if not kind.linear:
+        groups = collapsed(inputs.design, frame.topic[inputs.design.index])
+    fitted = fit_measure(frame, kind, inputs, groups)
     every = np.arange(len(names))
-    zy, zf = fitted.influence(every, np.ones(len(names)))
-    extra = fitted.anticipated(every, zy, zf)
-    lam = power_tune(inputs.design, zy, zf, extra)
+    ty, tf = fitted.influence(every, np.ones(len(names)), tuning=True)  # lambda from the strata's variance
+    lam = power_tune(inputs.design, ty, tf, fitted.anticipated(every, ty, tf, tuning=True))
     est = fitted.value(every, lam)
     zy, zf = fitted.influence(every, lam)
-    half = half_width(inputs.design, zy, zf, lam, alpha, extra)
+    extra = fitted.anticipated(every, zy, zf)
+    half = half_width(groups, zy, zf, lam, alpha, extra)
     zero = np.zeros(len(names))
     people = fitted.value(every, zero)
     py, pf = fitted.influence(every, zero)
     p_extra = fitted.anticipated(every, py, np.zeros_like(pf))
-    p_half = half_width(inputs.design, py, pf, zero, alpha, p_extra)
+    p_half = half_width(groups, py, pf, zero, alpha, p_extra)
     labels_only = exact_scores(frame, kind, judge)
     rows = [EstimateRow(n, kind.key, float(e), float(e - h), float(e + h), float(lo),
                         Interval(float(p), float(p - ph), float(p + ph)), float(lm))
             for n, e, h, lo, p, ph, lm in zip(names, est, half, labels_only, people, p_half, lam[:, 0])]
-    return rows, estimate_differences(fitted, names, inputs.design, lam, alpha)
+    return rows, estimate_differences(fitted, names, lam, alpha)
 
 
 def within_range(row: EstimateRow, kind: MeasureKind) -> EstimateRow:

@@ -77,12 +77,14 @@ class Fitted:
     ind: np.ndarray
     coef_u: sparse.csr_matrix  # [run, universe pair]: the pair's weight in the run's estimate
     domain: DomainModel
+    strata: LabelledDesign  # the design's own strata: the jackknife's bias (``design``: its variance groups)
 
-    def anticipated(self, rows: np.ndarray, zy: np.ndarray, zf: np.ndarray, minus: np.ndarray | None = None) -> Moments:
+    def anticipated(self, rows: np.ndarray, zy: np.ndarray, zf: np.ndarray, minus: np.ndarray | None = None,
+                    tuning: bool = False) -> Moments:
         """Anticipated moments (:mod:`.domain`) of runs ``rows`` (or of the differences rows - minus) whose
-        influences are ``zy``, ``zf``."""
+        influences are ``zy``, ``zf`` (from :meth:`influence` with the same ``tuning``)."""
         coef = self.coef_u[rows] if minus is None else self.coef_u[rows] - self.coef_u[minus]
-        return self.domain.moments(coef, degenerate(self.design, zy, zf))
+        return self.domain.moments(coef, degenerate(self.strata if tuning else self.design, zy, zf))
 
     def _parts(self, rows: np.ndarray) -> RatioParts:
         coef = self.coef_s[rows]
@@ -96,21 +98,23 @@ class Fitted:
         if self.kind.linear:
             return numer.mean(axis=1)
         plug = self.kind.ratio(numer, np.maximum(self.counts, self.floors))[0].mean(axis=1)
-        _, _, bias_y, bias_f = jackknife(self._parts(rows), self.design)
+        _, _, bias_y, bias_f = jackknife(self._parts(rows), self.strata)
         return plug - (bias_y + lam * bias_f)
 
-    def influence(self, rows: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def influence(self, rows: np.ndarray, lam: np.ndarray, tuning: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(zy, zf), ``[row, labelled pair]``: each labelled pair's effect on the estimate through its
         label and through its prediction (exact for a linear measure, the jackknife's for a ratio, where
         they do not depend on ``lam``)."""
-        if not self.kind.linear:
-            zy, zf, _, _ = jackknife(self._parts(rows), self.design)
+        if not self.kind.linear:  # tuning: the strata's replicates (PPI++'s lambda), else the variance's
+            zy, zf, _, _ = jackknife(self._parts(rows), self.strata if tuning else self.design)
             return zy, zf
         coef = self.coef_s[rows] / self.a.shape[1]
         return coef * self.hy, coef * self.hf
 
 
-def fit_measure(frame: Frame, kind: MeasureKind, inp: Inputs) -> Fitted:
+def fit_measure(frame: Frame, kind: MeasureKind, inp: Inputs, variance: LabelledDesign | None = None) -> Fitted:
+    """The measure's fit; ``variance``: the same sample with other variance groups (a ratio's topics,
+    :func:`~qrelkit.estimate.ppi.collapsed`) for its variance, its bias staying the design strata's."""
     design = inp.design
     h = kind.label_values(inp.values)
     coef_s = np.asarray(frame.coefficients(kind)[:, design.index].todense())
@@ -129,8 +133,8 @@ def fit_measure(frame: Frame, kind: MeasureKind, inp: Inputs) -> Fitted:
     coef_u = _estimate_scale(frame, kind, counts, floors)
     domain = DomainModel(frame.topic, inp.exact, expected, inp.every @ h**2, len(frame.topics), design,
                          frame.topic[design.index])
-    return Fitted(kind, a, b, coef_s, hy, hf, frame.topic[design.index], design, counts, floors, resid, ind,
-                  coef_u, domain)
+    return Fitted(kind, a, b, coef_s, hy, hf, frame.topic[design.index], variance or design, counts, floors, resid,
+                  ind, coef_u, domain, design)
 
 
 def _estimate_scale(frame: Frame, kind: MeasureKind, counts: np.ndarray, floors: np.ndarray) -> sparse.csr_matrix:

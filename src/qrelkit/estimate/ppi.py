@@ -111,6 +111,20 @@ def labelled_design(strata: Sequence[Stratum], index: Mapping[Pair, int], people
                           arr[:, 4].astype(int), factor)
 
 
+def collapsed(design: LabelledDesign, topic: np.ndarray) -> LabelledDesign:
+    """The same sample and weights with one variance group per topic (``topic``: each labelled pair's
+    topic): the collapsed-strata variance (Cochran 1977, 5A.12; Wolter 2007, 2.5), the textbook remedy
+    when a stratum's own spread is an unreliable estimate of its variance. With the weights unchanged
+    the estimate is the same; the variance adds the spread between the topic's strata, so it is
+    conservative, never smaller in expectation than the stratified one (:mod:`.jackknife` says why
+    ratio measures use it)."""
+    ids = np.unique(topic, return_inverse=True)[1]
+    n = np.bincount(ids).astype(float)
+    big = np.bincount(ids, design.weight)
+    factor = np.where(n >= 2, (1 - n / np.maximum(big, n)) * n / np.maximum(n - 1, 1), 0.0)
+    return LabelledDesign(design.index, design.grade, design.weight, design.stratum, ids, factor)
+
+
 def power_tune(design: LabelledDesign, zy: np.ndarray, zf: np.ndarray, extra=None) -> np.ndarray:
     """PPI++'s lambdas per row, ``[row, component]``: the least-squares coefficients of the HT sum of
     zy on those of the prediction components ``zf[k]`` (``zf`` is ``[row, pair]`` for one component, or
