@@ -400,20 +400,15 @@ def _default(o: Any) -> Any:
 def report_from_workspace(
     workspace: Union[str, Path],
     out: Union[str, Path],
-    measure: str = "nDCG@10",
-    depth: Optional[int] = None,
-    orders: int = 10,
-    seed: int = 0,
-    threshold: Union[str, int] = "auto",
-    reference: Optional[tuple[str, Mapping[tuple[str, str], int]]] = None,
-    saturation_measure: str = DEFAULT_GROWTH_MEASURE,
+    settings: "Optional[ReportSettings]" = None,
+    **given: Any,
 ) -> ReportFiles:
-    """:func:`report_from_store` on a workspace folder (``qrelkit report``)."""
+    """:func:`report_from_store` on a workspace folder (``qrelkit report``); ``given``: the
+    keywords of :class:`ReportSettings` (``measure``, ``depth``, ``orders``, ``saturation_measure``...)."""
     from qrelkit.store import Store
 
     with Store.open(workspace) as store:
-        return report_from_store(store, out, measure=measure, depth=depth, orders=orders, seed=seed,
-                                 threshold=threshold, reference=reference, saturation_measure=saturation_measure)
+        return report_from_store(store, out, settings, **given)
 
 
 @dataclass(frozen=True)
