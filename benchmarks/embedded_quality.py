@@ -228,13 +228,11 @@ def main(argv=None) -> int:
     ap.add_argument("--signals", default="window", help="extra signals computed for the variants, joined by +")
     ap.add_argument("--only", default=None, help="variants to run, joined by semicolons (default is always run)")
     a = ap.parse_args(argv)
-    variants = VARIANTS
-    if a.only:
-        unknown = set(a.only.split(";")) - set(VARIANTS)
-        if unknown:
-            print(f"unknown variant(s) {', '.join(sorted(unknown))}; choose from {'; '.join(VARIANTS)}", file=sys.stderr)
-            return 2
-        variants = {k: v for k, v in VARIANTS.items() if k == "default" or k in a.only.split(";")}
+    from embedded_variants import chosen_variants
+
+    variants = chosen_variants(VARIANTS, a.only, always="default")
+    if variants is None:
+        return 2
     extra = tuple(e for e in a.signals.split("+") if e)
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     for kind, ws, title in (("dl19", a.dl19_ws, f"trec-dl-2019 leave out idst: 57 pairs judged, {a.splits} re-draws"),

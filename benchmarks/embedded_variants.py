@@ -149,6 +149,18 @@ async def _base(ctx, pairs, names) -> dict:
 
 
 # ---- pool over the runs with a hole in the topic ----------------------------------------------
+def chosen_variants(variants: Mapping, only: str | None, always: str) -> dict | None:
+    """The variants ``--only`` names (joined by semicolons), with ``always`` (the reference row) first;
+    all without ``--only``; None, after a line on stderr, when it names one that does not exist."""
+    if not only:
+        return dict(variants)
+    unknown = set(only.split(";")) - set(variants)
+    if unknown:
+        print(f"unknown variant(s) {', '.join(sorted(unknown))}; choose from {'; '.join(variants)}", file=sys.stderr)
+        return None
+    return {k: v for k, v in variants.items() if k == always or k in only.split(";")}
+
+
 def run_ranks(paths, depth: int = 10) -> dict:
     from qrelkit.data import read_runs
 
@@ -476,13 +488,9 @@ def main(argv=None) -> int:
         if not (ws / "qrelkit.sqlite").exists():
             print(f"no workspace at {ws} (see this script's docstring for how each is made)", file=sys.stderr)
             return 2
-    variants = VARIANTS
-    if a.only:
-        unknown = set(a.only.split(";")) - set(VARIANTS)
-        if unknown:
-            print(f"unknown variant(s) {', '.join(sorted(unknown))}; choose from {', '.join(VARIANTS)}", file=sys.stderr)
-            return 2
-        variants = {k: v for k, v in VARIANTS.items() if k == "base" or k in a.only.split(";")}
+    variants = chosen_variants(VARIANTS, a.only, always="base")
+    if variants is None:
+        return 2
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     _prototypes()
     show("demo: 143 qrels fitted on, 44 holes judged (15 relevant)", measure(demo_sets(a.demo_ws), variants))

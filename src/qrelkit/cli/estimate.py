@@ -44,8 +44,7 @@ def estimate(
         result = _from_files(runs, labels, people, sample_file, wanted, alpha, seed, run_names)
     out = result.to_json()
     if as_json:
-        for line in out.get("warnings", []):
-            console.print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+        _warn(out)
         print_json(out)
         return
     show(out)
@@ -108,14 +107,20 @@ def show(out: dict) -> None:
     console.print(f"people's sample: {sample.get('labelled')} of {sample.get('size')} pairs labelled "
                   f"({sample.get('design')}), census {sample.get('census')}, universe {out.get('universe')} pairs",
                   highlight=False, soft_wrap=True)
-    for line in out.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+    _warn(out)
     if unlabelled:
         n = len(unlabelled)
         what = "1 pair of the sample has" if n == 1 else f"{n} pairs of the sample have"
         console.print(f"[yellow]{what} no people's label yet[/] (--json lists "
                       "them): the estimate treats them as missing at random in their stratum; label them and "
                       "estimate again", highlight=False, soft_wrap=True)
+
+
+def _warn(out: dict) -> None:
+    """The estimate's warnings (intervals used where their coverage was not shown), a line each on stderr,
+    with or without --json."""
+    for line in out.get("warnings", []):
+        console.print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
 
 
 def _num(v) -> str:
