@@ -102,6 +102,12 @@ def _word_features(tok: str) -> list[str]:
     return [f"w:{tok}"]
 
 
+def word_features(tok: str) -> list[str]:
+    """The features one token gives (what the embedding stage asks of a window's words: does the
+    model know any of them?)."""
+    return _word_features(tok)
+
+
 def _stem(tok: str) -> str:
     if tok.isdigit():
         return tok if tok in _GRADES else "<num>"
@@ -282,4 +288,4 @@ def flagged(text: str, model: Optional[Model] = None, fast: bool = True) -> Opti
 
 
 __all__ = ["Hit", "Model", "ModelError", "best", "features", "flagged", "from_dict", "hits", "load", "score",
-           "sentences", "tokens", "units", "window_of", "windows"]
+           "sentences", "tokens", "units", "window_of", "windows", "word_features"]
