@@ -67,3 +67,11 @@ def test_grammar_only_is_what_guard_e5_trained_on(root):
     texts, labels = guard_e5.training_set(llmj, low, a, random.Random(0))
     recipe = data.Recipe(pos_en=60, pos_lang=4, neg_docs=60, sets=(), near_miss=False)
     assert data.training_texts(0, recipe=recipe, data=root)[:2] == (texts, labels)
+
+
+def test_leaving_a_set_out_is_dropping_its_group(root):
+    """What guard_e5_loso.py relies on: each phrasing's texts do not depend on the other sets."""
+    full = data.training_texts(2, recipe=SMALL, data=root)
+    left = data.training_texts(2, exclude={"guard_own.txt"}, recipe=SMALL, data=root)
+    kept = [i for i, g in enumerate(full[2]) if g != "guard_own.txt"]
+    assert left == tuple([part[i] for i in kept] for part in full)
