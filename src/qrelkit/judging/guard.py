@@ -350,17 +350,18 @@ class Flagged:
     span: str
 
 
-def scan(docs: Iterable[tuple[str, str, Optional[str]]], chunk: int = 256) -> Iterator[tuple[str, GuardVerdict]]:
+def scan(docs: Iterable[tuple[str, str, Optional[str]]], chunk: int = 256,
+         semantic: bool = True) -> Iterator[tuple[str, GuardVerdict]]:
     """``(docid, verdict)`` for each ``(docid, text, title)``, in order, ``chunk`` documents at a
     time (:func:`check_many`: their windows go to e5 together)."""
     batch: list[tuple[str, str, Optional[str]]] = []
     for item in docs:
         batch.append(item)
         if len(batch) >= chunk:
-            yield from zip([d for d, _, _ in batch], check_many([(t, ti) for _, t, ti in batch]))
+            yield from zip([d for d, _, _ in batch], check_many([(t, ti) for _, t, ti in batch], semantic=semantic))
             batch = []
     if batch:
-        yield from zip([d for d, _, _ in batch], check_many([(t, ti) for _, t, ti in batch]))
+        yield from zip([d for d, _, _ in batch], check_many([(t, ti) for _, t, ti in batch], semantic=semantic))
 
 
 __all__ = ["CLEAN", "Flagged", "GuardVerdict", "check", "check_many", "fold", "scan", "views_of", "VOCAB"]
