@@ -235,8 +235,19 @@ class _Scorer:
 
     def __init__(self, model: Model):
         self.w, self.bias = model.weights, model.bias
+        self.memo: dict[str, tuple[Hit, ...]] = {}
+
+    MEMO = 1024  # texts: the guard's embedding stage asks again for the windows the classifier just scored
 
     def hits(self, text: str) -> list[Hit]:
+        got = self.memo.get(text)
+        if got is None:
+            if len(self.memo) >= self.MEMO:
+                self.memo.clear()
+            got = self.memo[text] = tuple(self._hits(text))
+        return list(got)
+
+    def _hits(self, text: str) -> list[Hit]:
         us = units(text)
         w = self.w
         inner = [sum(w.get(f, 0) for f in _inner(u[2])) for u in us]
