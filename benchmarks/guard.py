@@ -10,8 +10,10 @@ at the start, the middle and the end, plain and under each obfuscation of
 :data:`qrelkit.judging.guard_probes.OBFUSCATIONS` (target: 95 % on the held-out file, whose
 phrasings were written before the guard's rules and are never used to tune them; tune with
 ``benchmarks/guard_dev.txt``). Recall is given per language, obfuscation and position, with a
-Wilson 95 % interval, and for the rules alone (``check(learned=False)``) and the classifier alone
-(``check(rules=False)``).
+Wilson 95 % interval, and for the rules alone (``check(learned=False)``) and the n-gram classifier
+alone (``check(rules=False, semantic=False)``). The whole guard is rules, then the n-gram
+classifier, then the embedding stage (:mod:`qrelkit.judging.guard_semantic`); each stage's share
+is the share of the insertions (and of the flagged passages) that it was the first to flag.
 ``--show-misses`` prints the missed insertions: use it on the dev file only.
 """
 from __future__ import annotations
@@ -29,16 +31,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from scipy.stats import binomtest  # noqa: E402
 
 from qrelkit.data.docs import read_docs  # noqa: E402
-from qrelkit.judging.guard import LEARNED, check  # noqa: E402
+from qrelkit.judging import guard_semantic  # noqa: E402
+from qrelkit.judging.guard import LEARNED, check, scan  # noqa: E402
 from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+STAGES = (LEARNED, guard_semantic.RULE)
+
+
+def stage(v) -> str:
+    """Which stage flagged a verdict first: ``rules``, ``classifier``, ``semantic`` or ``-``."""
+    return "-" if not v.flagged else v.rule if v.rule in STAGES else "rules"
 
 
 def precision(docs: list) -> tuple[list, float]:
-    """The flagged untouched passages, and the seconds the guard took over all of them."""
+    """The flagged untouched passages, and the seconds the guard took over all of them (as
+    ``qrelkit guard`` reads them: a chunk of documents at a time)."""
     t0 = time.perf_counter()
-    flagged = [(d.docid, v) for d in docs if (v := check(d.text, d.title)).flagged]
+    flagged = [(docid, v) for docid, v in scan((d.docid, d.text, d.title) for d in docs) if v.flagged]
     return flagged, time.perf_counter() - t0
 
 
@@ -52,11 +62,11 @@ def recall(docs: list, phrasings_path: Path, seed: int) -> list[dict]:
                 doc = rng.choice(docs)
                 text = insert(doc.text, obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
                 v = check(text)
-                rules = v.flagged and v.rule != LEARNED or check(text, learned=False).flagged
-                alone = v.rule == LEARNED or check(text, rules=False).flagged
+                rules = v.flagged and v.rule not in STAGES or check(text, learned=False).flagged
+                alone = v.rule == LEARNED or check(text, rules=False, semantic=False).flagged
                 rows.append({"lang": p.lang, "line": p.line, "position": position, "obfuscation": name,
                              "docid": doc.docid, "flagged": v.flagged, "rules": rules, "classifier": alone,
-                             "rule": v.rule, "text": p.text})
+                             "rule": v.rule, "stage": stage(v), "text": p.text})
     return rows
 
 
@@ -91,7 +101,10 @@ def main() -> None:
         sys.exit(f"{corpus}: not found (the TREC DL 2019 passages; see docs/reproducing.md)")
     docs = list(read_docs(corpus))
     check("warm-up: the rules compile once")
+    guard_semantic.encoder()  # loaded once (under a second), not counted in the seconds
+    before = guard_semantic.embedded.windows
     flagged, seconds = precision(docs)
+    e5_windows = guard_semantic.embedded.windows - before
     rows = recall(docs, a.phrasings, a.seed)
     hits = sum(r["flagged"] for r in rows)
     by_rules = sum(r["rules"] for r in rows)
@@ -99,20 +112,25 @@ def main() -> None:
     if a.json:
         print(json.dumps({"passages": len(docs), "flagged": len(flagged), "seconds": round(seconds, 2),
                           "flagged_by_classifier": sum(v.rule == LEARNED for _, v in flagged),
+                          "flagged_by_semantic": sum(v.rule == guard_semantic.RULE for _, v in flagged),
+                          "e5_windows": e5_windows,
+                          "stages": {k: sum(r["stage"] == k for r in rows) / len(rows) for k in ("rules", *STAGES)},
                           "phrasings": str(a.phrasings), "insertions": len(rows), "recall": hits / len(rows),
                           "recall_rules_alone": by_rules / len(rows),
                           "recall_classifier_alone": by_classifier / len(rows)}))
         return
     print(f"Precision: {len(flagged)} of {len(docs):,} untouched DL 2019 passages flagged "
           f"({len(flagged) / len(docs):.3%}; target <= 0.2%), {seconds:.1f} s "
-          f"({len(docs) / seconds:,.0f} passages/s)")
+          f"({len(docs) / seconds:,.0f} passages/s; {e5_windows} windows to e5)")
     for docid, v in flagged:
-        print(f"  {docid}  {v.rule:<9} {v.span[:110]!r}")
+        print(f"  {docid}  {stage(v):<10} {v.span[:110]!r}")
     print(f"\nRecall on {a.phrasings.name}: {hits} of {len(rows)} insertions flagged: {_rate(hits, len(rows))} "
           "(target >= 95%)")
     print(f"  the rules alone: {by_rules} of {len(rows)}: {_rate(by_rules, len(rows))}; "
-          f"the classifier added {hits - by_rules}")
-    print(f"  the classifier alone: {by_classifier} of {len(rows)}: {_rate(by_classifier, len(rows))}")
+          f"the classifier and the embedding stage added {hits - by_rules}")
+    print(f"  the n-gram classifier alone: {by_classifier} of {len(rows)}: {_rate(by_classifier, len(rows))}")
+    print("  first stage to flag: " + ", ".join(f"{k} {sum(r['stage'] == k for r in rows) / len(rows):.1%}"
+                                                 for k in ("rules", *STAGES)))
     for key in ("lang",):
         print("\n".join(table(rows, key, "rules")))
         print("\n".join(table(rows, key, "classifier")))

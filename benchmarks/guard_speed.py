@@ -6,7 +6,8 @@ The machine is shared and its load changes from minute to minute, so a speed fig
 something only beside another measured in the same run: each model reads the 10,818 passages
 ``--repeats`` times, in turn, and the median is reported. NEW_MODEL defaults to the model the
 package ships. An older model is read with today's code (rules, folding, windows), so the
-difference is the model's alone. Get the previous model with
+difference is the model's alone; the embedding stage is left out (``semantic=False``: its speed is
+``guard_semantic_speed.py``'s). Get the previous model with
 ``git show COMMIT:src/qrelkit/judging/guard_model.json.gz > old.json.gz``.
 """
 from __future__ import annotations
@@ -34,7 +35,7 @@ def run(model: guard_model.Model, docs: list) -> tuple[float, int]:
     """Seconds for the guard over every passage with ``model``, and how many it flagged."""
     guard_model.load = lambda: model  # the guard asks load() for its model at every check
     t0 = time.perf_counter()
-    flagged = sum(guard.check(d.text, d.title).flagged for d in docs)
+    flagged = sum(guard.check(d.text, d.title, semantic=False).flagged for d in docs)  # the n-gram models alone
     return time.perf_counter() - t0, flagged
 
 

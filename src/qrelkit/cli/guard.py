@@ -41,16 +41,19 @@ def _scan(path: Path) -> tuple[int, list[dict[str, Any]]]:
     """Documents checked and the flagged ones, in file order; a line of progress on stderr every
     ``QRELKIT_PROGRESS_SECONDS`` (5) seconds (a whole web corpus takes a while)."""
     from qrelkit.data.docs import read_docs
-    from qrelkit.judging.guard import check
+    from qrelkit.judging import guard_semantic
+    from qrelkit.judging.guard import scan
 
+    guard_semantic.load()  # both models first: one that cannot be used exits 3 before any document
+    guard_semantic.encoder()
     every = float(os.environ.get("QRELKIT_PROGRESS_SECONDS", "5") or 5)
     started = printed = time.monotonic()
     checked, flagged = 0, []
-    for doc in read_docs(path):  # bad lines raise InputError(path, line): exit 2 with the line
-        v = check(doc.text, doc.title)
+    docs = ((d.docid, d.text, d.title) for d in read_docs(path))  # a bad line: InputError(path, line), exit 2
+    for docid, v in scan(docs):  # a chunk of documents at a time: their windows go to e5 together
         checked += 1
         if v.flagged:
-            flagged.append({"docid": doc.docid, "reason": v.reason, "span": v.span})
+            flagged.append({"docid": docid, "reason": v.reason, "span": v.span})
         now = time.monotonic()
         if now - printed >= every:
             printed = now

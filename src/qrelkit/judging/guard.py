@@ -24,9 +24,9 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
-from qrelkit.judging import guard_model
+from qrelkit.judging import guard_model, guard_semantic
 from qrelkit.judging.guard_patterns import RULES, VOCAB, Rule, expand
 
 MAX_SPAN = 300  # characters of the flagged text kept (people read the document itself)
@@ -250,17 +250,53 @@ def _hit(c: _Compiled, text: str) -> Optional[tuple[int, int]]:
     return None
 
 
-def check(text: str, title: Optional[str] = None, *, learned: bool = True, rules: bool = True) -> GuardVerdict:
-    """The guard's verdict on one document (its title too, when it has one); ``learned=False``
-    asks the rules alone, ``rules=False`` the classifier alone (what ``benchmarks/guard.py``
-    reports beside the two together)."""
+def views_of(text: str, title: Optional[str] = None) -> tuple[str, list[str]]:
+    """The document as checked (its title, a line break, its text) and its folded views: the
+    whole text, and again without its HTML comments when it has one (a comment may hide an
+    instruction, kept in the first view, or split a word, removed in the second)."""
     full = f"{title}\n{text}" if title else text
-    folded = fold(full)
-    views = [folded]
-    if "<!--" in full:  # a comment may hide an instruction (kept above) or split a word (removed here)
+    views = [fold(full)]
+    if "<!--" in full:
         views.append(fold(_COMMENT.sub("", full)))
+    return full, views
+
+
+def check(text: str, title: Optional[str] = None, *, learned: bool = True, rules: bool = True,
+          semantic: bool = True) -> GuardVerdict:
+    """The guard's verdict on one document (its title too, when it has one): the rules, then the
+    n-gram classifier, then the embedding stage. ``learned=False`` asks the rules alone,
+    ``rules=False`` the learned stages alone, ``semantic=False`` leaves out the embedding stage
+    (what ``benchmarks/guard.py`` reports beside the whole guard)."""
+    return check_many([(text, title)], learned=learned, rules=rules, semantic=semantic)[0]
+
+
+def check_many(docs: Sequence[tuple[str, Optional[str]]], *, learned: bool = True, rules: bool = True,
+               semantic: bool = True) -> list[GuardVerdict]:
+    """The verdicts on ``(text, title)`` documents, in order: each as :func:`check` gives it (e5's
+    embedding of a window does not depend on the other windows of its batch), but the windows of
+    all the documents that reach the embedding stage go to e5 in one call."""
+    out, later = [], []
+    for text, title in docs:
+        full, views = views_of(text, title)
+        v = _ruled(full, views) if rules else CLEAN
+        if not v.flagged and learned:
+            v = _learned(full, views)
+        out.append(v)
+        if not v.flagged and learned and semantic:
+            later.append((len(out) - 1, full, views))
+    if later:
+        found = guard_semantic.flagged([views for _, _, views in later])
+        for (i, full, views), c in zip(later, found):
+            if c is not None:
+                span = _original_span(full, views[c.view][c.start:c.end])
+                out[i] = GuardVerdict(True, guard_semantic.REASON, span, guard_semantic.RULE)
+    return out
+
+
+def _ruled(full: str, views: list[str]) -> GuardVerdict:
+    """The rules' verdict on a document's folded views (the first rule that matches)."""
     may_flag, compiled, triggers = _compiled()
-    for view in views if rules else ():
+    for view in views:
         if not may_flag(view):
             continue
         pieces = _pieces(view, triggers)
@@ -269,7 +305,7 @@ def check(text: str, title: Optional[str] = None, *, learned: bool = True, rules
                 at = _hit(c, piece)
                 if at is not None:
                     return GuardVerdict(True, c.rule.reason, _original_span(full, piece[at[0]:at[1]]), c.rule.name)
-    return _learned(full, views) if learned else CLEAN
+    return CLEAN
 
 
 LEARNED = "classifier"
@@ -314,10 +350,18 @@ class Flagged:
     span: str
 
 
-def scan(docs: Iterable[tuple[str, str, Optional[str]]]) -> Iterator[tuple[str, GuardVerdict]]:
-    """``(docid, verdict)`` for each ``(docid, text, title)``, in order."""
-    for docid, text, title in docs:
-        yield docid, check(text, title)
+def scan(docs: Iterable[tuple[str, str, Optional[str]]], chunk: int = 256,
+         semantic: bool = True) -> Iterator[tuple[str, GuardVerdict]]:
+    """``(docid, verdict)`` for each ``(docid, text, title)``, in order, ``chunk`` documents at a
+    time (:func:`check_many`: their windows go to e5 together)."""
+    batch: list[tuple[str, str, Optional[str]]] = []
+    for item in docs:
+        batch.append(item)
+        if len(batch) >= chunk:
+            yield from zip([d for d, _, _ in batch], check_many([(t, ti) for _, t, ti in batch], semantic=semantic))
+            batch = []
+    if batch:
+        yield from zip([d for d, _, _ in batch], check_many([(t, ti) for _, t, ti in batch], semantic=semantic))
 
 
-__all__ = ["CLEAN", "Flagged", "GuardVerdict", "check", "fold", "scan", "VOCAB"]
+__all__ = ["CLEAN", "Flagged", "GuardVerdict", "check", "check_many", "fold", "scan", "views_of", "VOCAB"]

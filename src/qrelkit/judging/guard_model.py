@@ -102,6 +102,12 @@ def _word_features(tok: str) -> list[str]:
     return [f"w:{tok}"]
 
 
+def word_features(tok: str) -> list[str]:
+    """The features one token gives (what the embedding stage asks of a window's words: does the
+    model know any of them?)."""
+    return _word_features(tok)
+
+
 def _stem(tok: str) -> str:
     if tok.isdigit():
         return tok if tok in _GRADES else "<num>"
@@ -229,8 +235,19 @@ class _Scorer:
 
     def __init__(self, model: Model):
         self.w, self.bias = model.weights, model.bias
+        self.memo: dict[str, tuple[Hit, ...]] = {}
+
+    MEMO = 1024  # texts: the guard's embedding stage asks again for the windows the classifier just scored
 
     def hits(self, text: str) -> list[Hit]:
+        got = self.memo.get(text)
+        if got is None:
+            if len(self.memo) >= self.MEMO:
+                self.memo.clear()
+            got = self.memo[text] = tuple(self._hits(text))
+        return list(got)
+
+    def _hits(self, text: str) -> list[Hit]:
         us = units(text)
         w = self.w
         inner = [sum(w.get(f, 0) for f in _inner(u[2])) for u in us]
@@ -282,4 +299,4 @@ def flagged(text: str, model: Optional[Model] = None, fast: bool = True) -> Opti
 
 
 __all__ = ["Hit", "Model", "ModelError", "best", "features", "flagged", "from_dict", "hits", "load", "score",
-           "sentences", "tokens", "units", "window_of", "windows"]
+           "sentences", "tokens", "units", "window_of", "windows", "word_features"]

@@ -11,9 +11,9 @@ carries the same entry (:func:`guard_entry`), and with it ``qrelkit export``'s p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from qrelkit.judging.guard import check
+from qrelkit.judging.guard import GuardVerdict, check, check_many
 from qrelkit.relevance import ESCALATE
 
 if TYPE_CHECKING:
@@ -26,9 +26,19 @@ PREFIX = "guard: "
 
 def guard_case(doc: "Doc") -> Optional["Verdict"]:
     """The escalation for a document that addresses the judge, or None for a clean one."""
+    return _escalation(check(doc.text, doc.title))
+
+
+def guard_docs(docs: Sequence["Doc"]) -> dict[str, Optional["Verdict"]]:
+    """:func:`guard_case` of each document by docid, the documents checked together (the windows
+    that reach the guard's embedding stage go to e5 in one call; the verdicts are the same)."""
+    verdicts = check_many([(d.text, d.title) for d in docs])
+    return {d.docid: _escalation(v) for d, v in zip(docs, verdicts)}
+
+
+def _escalation(v: GuardVerdict) -> Optional["Verdict"]:
     from qrelkit.judges.base import Verdict
 
-    v = check(doc.text, doc.title)
     if not v.flagged:
         return None
     return Verdict(status=ESCALATE, label=None, grade=None, reason=PREFIX + v.reason,

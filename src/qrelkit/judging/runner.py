@@ -46,7 +46,7 @@ from qrelkit.judging.batching import judge_in_batches
 from qrelkit.judging.budget import Budget, parse_budget
 from qrelkit.judging.context import RunContext
 from qrelkit.judging.escalation import answer_from_oracle, apply_budget, check_budget
-from qrelkit.judging.guarded import guard_case
+from qrelkit.judging.guarded import guard_case, guard_docs
 from qrelkit.judging.preparation import check_client, prepare
 from qrelkit.judging.selection import open_selection, resolve_task
 from qrelkit.judging.summary import JudgeSummary, ProgressUpdate, command_totals, summarise
@@ -78,9 +78,12 @@ class _Inputs:
         self.store, self.task, self.guard = store, task, guard
         self.topic_of = functools.lru_cache(maxsize=256)(store.topic)
         self.docs: dict[str, Doc] = {}
+        self.guarded: dict[str, Optional[Verdict]] = {}
 
     def prefetch(self, cases: Sequence[Case]) -> None:
         self.docs = self.store.docs_by_id([c.docid for c in cases])
+        if self.guard:  # a page's documents checked together: one call to the guard's e5 stage
+            self.guarded = guard_docs(list(self.docs.values()))
 
     def __call__(self, case: Case) -> JudgeInput | Verdict:
         topic = self.topic_of(case.qid)
@@ -90,7 +93,7 @@ class _Inputs:
         if doc is None:
             return _missing("document text")
         if self.guard:  # a document that addresses the judge goes to people, not to the judge
-            guarded = guard_case(doc)
+            guarded = self.guarded[doc.docid] if doc.docid in self.guarded else guard_case(doc)
             if guarded is not None:
                 return guarded
         return JudgeInput(case, topic, doc, self.task)
