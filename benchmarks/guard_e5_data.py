@@ -135,7 +135,7 @@ def phrasing_views(text: str, passages: list[str], low: int, windows_per: int, r
     doc = insert(passage, obf[2], rng.choice(POSITIONS))
     seen = {w for _, w in candidate_windows(fold(passage), low)}
     new = sorted((s, w) for s, w in candidate_windows(fold(doc), low) if w not in seen)
-    if new:
+    if new and windows_per > 0:
         best, rest = new[-1][1], [w for _, w in new[:-1]]
         out += [best] + rng.sample(rest, min(windows_per - 1, len(rest)))
     return list(dict.fromkeys(t for t in out if t.strip()))
