@@ -227,8 +227,9 @@ def measure(p: dict[str, float], prep: Prep, k: str, sel: str) -> dict:
             "langs": {lang: v for lang, v in sorted(langs.items())}}
 
 
-def all_windows(prep: Prep) -> list[str]:
-    docs = prep.held + prep.dl + [c for rows in prep.sets.values() for _, _, c in rows]
+def all_windows(prep: Prep, folds: list[str]) -> list[str]:
+    """Every candidate window the measurement of ``folds`` reads (embedded once per variant)."""
+    docs = prep.held + prep.dl + [c for k in folds for _, _, c in prep.sets[k]]
     return sorted({w for c in docs for _, w in c})
 
 
@@ -237,7 +238,7 @@ def run_variant(name: str, v: Variant, folds: list[str], prep: Prep, embed: Embe
     """Fit per fold (once when the recipe reads no human set) and measure both selections."""
     texts, labels, groups = D.training_texts(seed, recipe=v.recipe, data=data)
     X, y, g = embed(texts), np.array(labels), np.array(groups)
-    windows = all_windows(prep)
+    windows = all_windows(prep, folds)
     W = embed(windows)
     out, fitted = {}, None
     for k in folds:
