@@ -1,9 +1,10 @@
 """Train the guard's classifier and write ``src/qrelkit/judging/guard_model.json.gz`` (issue 44).
 
     python benchmarks/guard_train.py [--seed 0] [--data ../shared/data] [--out src/qrelkit/judging/guard_model.json.gz]
+                                     [--leave-out benchmarks/guard_heldout6.txt] [--weight 12] [--skip-langs sv cs uk]
 
 Positives: instructions to a judge generated from the grammars (``guard_grammar.py`` in English,
-``guard_grammar_intl.py`` with the compositional ``guard_kit*.py`` in fifteen other languages;
+``guard_grammar_intl.py`` with the compositional ``guard_kit*.py`` in eighteen other languages;
 24,000 English draws and 2,500 per other language, about 60,000 distinct, a tenth held back), each folded as the guard folds a
 document; 40 % of them are first hidden behind one of the obfuscations of
 :mod:`qrelkit.judging.guard_probes` (what folding leaves of them is what the classifier reads),
@@ -11,9 +12,13 @@ and 40 % also get a sentence of a real passage before and/or after them. Negativ
 windows (:func:`qrelkit.judging.guard_model.windows`) of each of three quarters of the LLMJudge
 dev passages (by a CRC-32 of the docid), the grammars' hard negatives (courts, product ratings,
 graders of essays, search engine advice), and the translated interface strings of the
-machine's gettext catalogues (``/usr/share/locale``, the fifteen languages and English; real
+machine's gettext catalogues (``/usr/share/locale``, those languages, English and Thai; real
 short sentences such as "Mark as read" and "Ignore all"). TREC DL 2019 is never read: it is the
-precision test. The held-out phrasing files are never read: they are the recall test.
+precision test. Since all of them had been read and measured, the human-written phrasing files
+(PHRASING_FILES: guard_dev.txt, guard_own.txt, held-out sets 1-6) are positives too: each
+phrasing gives DRAWS windows drawn as benchmarks/guard.py inserts one, each weighing WEIGHT
+grammar draws; ``--leave-out FILE`` leaves a set out (a leave-one-set-out estimate, measured
+with ``benchmarks/guard.py --phrasings FILE --model OUT``). A new blind set is never listed here.
 
 Model: logistic regression (scikit-learn, liblinear, L2, C = 0.1, balanced classes) over the
 features of :func:`qrelkit.judging.guard_model.features`, features seen in fewer than two
