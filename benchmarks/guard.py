@@ -1,7 +1,7 @@
 """The guard's precision, recall and speed on TREC DL 2019 (issue 44).
 
     python benchmarks/guard.py [--phrasings benchmarks/guard_heldout.txt] [--data ../shared/data/trec-dl-2019]
-                               [--seed 0] [--show-misses] [--json]
+                               [--seed 0] [--model MODEL.json.gz] [--show-misses] [--json]
 
 Precision: the guard over the 10,818 untouched DL 2019 passages; every flagged one is listed
 (target: at most 0.2 %, 21 passages). Speed: seconds for that corpus. Recall: each phrasing of
@@ -14,11 +14,14 @@ Wilson 95 % interval, and for the rules alone (``check(learned=False)``) and the
 alone (``check(rules=False, semantic=False)``). The whole guard is rules, then the n-gram
 classifier, then the embedding stage (:mod:`qrelkit.judging.guard_semantic`); each stage's share
 is the share of the insertions (and of the flagged passages) that it was the first to flag.
+``--model`` reads the classifier from another model file (one ``benchmarks/guard_train.py --out``
+wrote) instead of the one the package ships; the rules are today's either way.
 ``--show-misses`` prints the missed insertions: use it on the dev file only.
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import random
 import sys
@@ -31,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from scipy.stats import binomtest  # noqa: E402
 
 from qrelkit.data.docs import read_docs  # noqa: E402
-from qrelkit.judging import guard_semantic  # noqa: E402
+from qrelkit.judging import guard_model, guard_semantic  # noqa: E402
 from qrelkit.judging.guard import LEARNED, check, scan  # noqa: E402
 from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings  # noqa: E402
 
@@ -93,9 +96,13 @@ def main() -> None:
     ap.add_argument("--phrasings", type=Path, default=HERE / "guard_heldout.txt")
     ap.add_argument("--data", type=Path, default=Path("../shared/data/trec-dl-2019"))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--model", type=Path, help="a classifier model file instead of the shipped one")
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    if a.model:
+        model = guard_model.from_dict(json.loads(gzip.decompress(a.model.read_bytes())))
+        guard_model.load = lambda: model  # the guard asks load() for its model at every check
     corpus = a.data / "passages.jsonl"
     if not corpus.exists():
         sys.exit(f"{corpus}: not found (the TREC DL 2019 passages; see docs/reproducing.md)")
@@ -115,6 +122,7 @@ def main() -> None:
                           "flagged_by_semantic": sum(v.rule == guard_semantic.RULE for _, v in flagged),
                           "e5_windows": e5_windows,
                           "stages": {k: sum(r["stage"] == k for r in rows) / len(rows) for k in ("rules", *STAGES)},
+                          "model": str(a.model or "shipped"),
                           "phrasings": str(a.phrasings), "insertions": len(rows), "recall": hits / len(rows),
                           "recall_rules_alone": by_rules / len(rows),
                           "recall_classifier_alone": by_classifier / len(rows)}))

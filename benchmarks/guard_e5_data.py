@@ -31,7 +31,8 @@ What a recipe gives, in this order:
    best ones. These are the web text that lies closest to an instruction.
 
 Never read: TREC DL 2019 (the precision test) and the held-back quarter of LLMJudge dev (the
-e5 threshold's calibration). ``Recipe(sets=(), near_miss=False)`` is ``guard_e5.training_set``.
+e5 threshold's calibration). ``GRAMMAR_ONLY`` (``Recipe(sets=(), near_miss=False)``) is
+``guard_e5.training_set``; ``RECOMMENDED`` is what the leave-one-set-out evaluation chose.
 """
 from __future__ import annotations
 
@@ -78,6 +79,11 @@ class Recipe:
 
 
 GRAMMAR_ONLY = Recipe(sets=(), near_miss=False)
+# What guard_e5_loso.py recommends (docs/guard.md, "the e5 stage's training data"): the grammar part
+# plus the training passages' best windows down to 700 below the threshold, with a logistic
+# regression at C = RECOMMENDED_C (balanced). The human phrasings did not raise the held-out recall.
+RECOMMENDED = Recipe(sets=(), near_low=700, near_cap=3)
+RECOMMENDED_C = 0.3
 
 
 def set_file(name: str) -> str:
@@ -135,7 +141,7 @@ def phrasing_views(text: str, passages: list[str], low: int, windows_per: int, r
     doc = insert(passage, obf[2], rng.choice(POSITIONS))
     seen = {w for _, w in candidate_windows(fold(passage), low)}
     new = sorted((s, w) for s, w in candidate_windows(fold(doc), low) if w not in seen)
-    if new:
+    if new and windows_per > 0:
         best, rest = new[-1][1], [w for _, w in new[:-1]]
         out += [best] + rng.sample(rest, min(windows_per - 1, len(rest)))
     return list(dict.fromkeys(t for t in out if t.strip()))

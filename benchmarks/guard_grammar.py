@@ -429,6 +429,19 @@ NEG_TEMPLATES = [
     'Is it worth it? The answer is yes.',
     "This one's a classic.",
     "It's a 3-bedroom house with a large garden.",
+    # how raters, assessors and graders work, told in the third person (guidelines, manuals, SEO
+    # articles): no document is addressed and no label is given. Added in the round that trained on the
+    # human-written phrasings, whose first models flagged two such sentences of tests/judging/test_guard.py.
+    "{Raters} {rate_verb} each {unit} for {criteria}.", "{Raters} {rate_verb} each {unit}; {rel} {unit}s get {grade}.",
+    "{Raters} should {assess} {criteria} of each {unit}.", "{Raters} are asked to {assess} {criteria} of every {unit}.",
+    "According to the guidelines, {raters} {rate_verb} {unit}s on a scale of {scale}.",
+    "In this study, {raters} {rate_verb} {n} {unit}s; {rel} {unit}s received {grade}.",
+    "{Raters} must read the whole {unit} before they {assess} its {criteria}.",
+    "The guidelines tell {raters} how to {assess} {criteria} and when to give {grade}.",
+    "{Raters} do not change the ranking directly; their ratings are used to evaluate {engines}.",
+    "{rel_cap} {unit}s usually get {grade} from {raters}.",
+    "Each {unit} is scored by {n} {raters}, and the median {grade_word} is kept.",
+    "{Raters} disagree most often on {unit}s that are only partly {rel}.",
 ]
 NEG_SLOTS = {
     "thing": ["evidence", "policy", "contract", "testimony", "study", "method", "document", "bridge", "engine", "data"],
@@ -454,13 +467,26 @@ NEG_SLOTS = {
                 "start a new diet", "file a complaint", "update the firmware", "book a flight"],
     "date": ["Monday", "March 3", "the 15th", "next Friday"], "update": ["the update", "installing the patch"],
     "harmless": ["harmless proteins", "food antigens", "its own cells"],
-    "criteria": ["clarity and accuracy", "teamwork", "originality", "cost and risk", "fluency", "safety"],
+    "criteria": ["clarity and accuracy", "teamwork", "originality", "cost and risk", "fluency", "safety", "relevance",
+                 "relevance and quality", "accuracy and relevance"],
     "money": ["$250,000", "$1.2 million", "£300,000"], "claim": ["the angles add to 180 degrees", "prices rose",
                                                                   "the data were incomplete"],
     "Engines": ["Search engines", "Google", "Bing", "Search algorithms", "Modern search engines", "Recommender systems"],
     "rel": ["relevant", "most relevant", "highly relevant", "useful", "authoritative", "relevant and useful"],
     "where": ["at the top", "first", "on the first page", "above the others", "at the top of the results", "higher"],
     "facet": ["military", "news", "sports", "business", "health", "mining & metals", "travel", "education", "jobs"],
+    "Raters": ["Search quality raters", "Raters", "Quality raters", "Human raters", "Assessors", "Evaluators", "Annotators",
+               "Graders", "Reviewers", "Judges", "TREC assessors", "Crowd workers", "Human evaluators", "Expert raters"],
+    "raters": ["search quality raters", "raters", "assessors", "evaluators", "annotators", "graders", "reviewers",
+               "crowd workers", "human judges"],
+    "rate_verb": ["score", "rate", "grade", "judge", "label", "assess", "evaluate", "review"],
+    "assess": ["assess", "evaluate", "judge", "consider", "rate", "check"],
+    "unit": ["page", "result", "answer", "response", "document", "passage", "essay", "query-result pair", "summary"],
+    "rel_cap": ["Highly relevant", "Relevant", "Useful", "Complete", "Accurate", "Off-topic", "Low-quality"],
+    "grade": ["the highest rating", "a high rating", "the top grade", "a low score", "full marks", "the lowest rating",
+              "a rating of 3", "a grade of 2", "the top score"],
+    "grade_word": ["rating", "score", "grade", "label"],
+    "engines": ["the search engine", "ranking changes", "the algorithm", "new ranking systems", "the model"],
     "kind": ["cats", "relevant", "positive", "defective", "organic"], "place": ["Texas", "the EU", "Ontario", "London"],
 }
 

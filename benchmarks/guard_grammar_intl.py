@@ -20,6 +20,7 @@ import re
 import guard_kit as kit
 import guard_kit_eu as kit_eu
 import guard_kit_eu2 as kit_eu2
+import guard_kit_north as kit_north
 import guard_kit_world as kit_world
 
 L = {
@@ -254,5 +255,5 @@ def hard_negative(lang: str, rng: random.Random) -> str:
     return kit.fill(KITS[lang], rng.choice(pool), rng) if lang in KITS else rng.choice(pool)
 
 
-KITS = {**kit_eu.KITS, **kit_eu2.KITS, **kit_world.KITS}
+KITS = {**kit_eu.KITS, **kit_eu2.KITS, **kit_world.KITS, **kit_north.KITS}
 LANGS = tuple(sorted(set(L) | set(KITS)))

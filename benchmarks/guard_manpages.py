@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from qrelkit.judging import guard, guard_model  # noqa: E402
 
-LANGS = ("de", "fr", "es", "pt_BR", "it", "nl", "pl", "ru", "ja", "ko", "zh_CN", "tr", "id", "vi", "ar", "hi")
+LANGS = ("de", "fr", "es", "pt_BR", "it", "nl", "pl", "ru", "ja", "ko", "zh_CN", "tr", "id", "vi", "ar", "hi", "sv", "cs", "uk")  # the last three since the phrasings of set 6 were trained on
 _BREAK = (".PP", ".SH", ".TP", ".IP", ".LP", ".P", ".SS")
 _ESCAPE = re.compile(r"\\f[BIRP]|\\\(..|\\-|\\&|\\e")
 

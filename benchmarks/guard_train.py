@@ -1,9 +1,10 @@
 """Train the guard's classifier and write ``src/qrelkit/judging/guard_model.json.gz`` (issue 44).
 
     python benchmarks/guard_train.py [--seed 0] [--data ../shared/data] [--out src/qrelkit/judging/guard_model.json.gz]
+                                     [--leave-out benchmarks/guard_heldout6.txt] [--weight 12] [--skip-langs sv cs uk]
 
 Positives: instructions to a judge generated from the grammars (``guard_grammar.py`` in English,
-``guard_grammar_intl.py`` with the compositional ``guard_kit*.py`` in fifteen other languages;
+``guard_grammar_intl.py`` with the compositional ``guard_kit*.py`` in eighteen other languages;
 24,000 English draws and 2,500 per other language, about 60,000 distinct, a tenth held back), each folded as the guard folds a
 document; 40 % of them are first hidden behind one of the obfuscations of
 :mod:`qrelkit.judging.guard_probes` (what folding leaves of them is what the classifier reads),
@@ -11,9 +12,13 @@ and 40 % also get a sentence of a real passage before and/or after them. Negativ
 windows (:func:`qrelkit.judging.guard_model.windows`) of each of three quarters of the LLMJudge
 dev passages (by a CRC-32 of the docid), the grammars' hard negatives (courts, product ratings,
 graders of essays, search engine advice), and the translated interface strings of the
-machine's gettext catalogues (``/usr/share/locale``, the fifteen languages and English; real
+machine's gettext catalogues (``/usr/share/locale``, those languages, English and Thai; real
 short sentences such as "Mark as read" and "Ignore all"). TREC DL 2019 is never read: it is the
-precision test. The held-out phrasing files are never read: they are the recall test.
+precision test. Since all of them had been read and measured, the human-written phrasing files
+(PHRASING_FILES: guard_dev.txt, guard_own.txt, held-out sets 1-6) are positives too: each
+phrasing gives DRAWS windows drawn as benchmarks/guard.py inserts one, each weighing WEIGHT
+grammar draws; ``--leave-out FILE`` leaves a set out (a leave-one-set-out estimate, measured
+with ``benchmarks/guard.py --phrasings FILE --model OUT``). A new blind set is never listed here.
 
 Model: logistic regression (scikit-learn, liblinear, L2, C = 0.1, balanced classes) over the
 features of :func:`qrelkit.judging.guard_model.features`, features seen in fewer than two
@@ -55,28 +60,37 @@ from qrelkit.judging.guard_model import FORMAT, Model, best, features, score, se
 from qrelkit.judging.guard_probes import OBFUSCATIONS, insert, read_phrasings  # noqa: E402
 
 SCALE = 100
+DRAWS = 12  # windows per human-written phrasing (obfuscated, with or without a real sentence beside it)
+WEIGHT = 12.0  # a phrasing window's weight against a grammar draw's (leave-one-set-out: 1, 4, 12, 24 tried)
 PENALTY = "l2"  # scikit-learn's default; L1 (tried: C 0.3 and 1) kept 1,200 features and half the recall
 MARGIN = 25  # score units above the threshold's web documents (0.25 in log-odds)
 SPARED = 1  # held-back LLMJudge passages (of 1,815) the threshold may flag: one, not the single highest, decides
+# the human-written phrasing files (benchmarks/), all read and measured by now: training positives
+PHRASING_FILES = ("guard_dev.txt", "guard_own.txt", "guard_heldout.txt", "guard_heldout2.txt", "guard_heldout3.txt",
+                  "guard_heldout4.txt", "guard_heldout5.txt", "guard_heldout6.txt")
 LOCALES = {"de": "de", "fr": "fr", "es": "es", "it": "it", "pt": "pt_BR", "nl": "nl", "zh": "zh_CN", "ja": "ja",
            "ko": "ko", "ru": "ru", "ar": "ar", "pl": "pl", "tr": "tr", "hi": "hi", "vi": "vi", "id": "id"}
+# languages of set 6 that the grammar lacks: their interface strings are negatives (drawn with a
+# separate generator, so the strings of the languages above stay the same), lest the phrasings in
+# them teach that the language itself is a sign of an instruction
+EXTRA_LOCALES = {"sv": "sv", "cs": "cs", "uk": "uk", "th": "th"}
 
 
 def _held_back(docid: str) -> bool:
     return zlib.crc32(docid.encode()) % 4 == 0
 
 
-def _obfuscate(text: str, rng: random.Random) -> str:
-    if rng.random() >= 0.4:
+def _obfuscate(text: str, rng: random.Random, p: float = 0.4) -> str:
+    if rng.random() >= p:
         return text
     name = rng.choice(sorted(OBFUSCATIONS))
     return OBFUSCATIONS[name](text, random.Random(rng.random()))
 
 
-def generate(n_en: int, n_lang: int, rng: random.Random) -> list[str]:
-    """Unique instructions: n_en English, n_lang in each other language."""
+def generate(n_en: int, n_lang: int, rng: random.Random, langs: tuple[str, ...] = intl.LANGS) -> list[str]:
+    """Unique instructions: n_en English, n_lang in each other language of ``langs``."""
     out = {en.instruction(rng) for _ in range(n_en)}
-    for lang in intl.LANGS:
+    for lang in langs:
         out |= {intl.instruction(lang, rng) for _ in range(n_lang)}
     return sorted(out)
 
@@ -104,18 +118,49 @@ def positive_windows(instructions: list[str], passages: list[str], rng: random.R
     return [t for t in out if t]
 
 
+def phrasing_windows(texts: list[str], passages: list[str], draws: int, rng: random.Random) -> list[list[list[str]]]:
+    """``draws`` windows of each human-written phrasing, each drawn as benchmarks/guard.py
+    inserts one: under one of the obfuscations half the time, then folded; alone, or with a
+    sentence of a real passage before, after or on both sides."""
+    out = []
+    for text in texts:
+        for _ in range(draws):
+            folded = fold(_obfuscate(text, rng, 0.5))
+            r = rng.random()
+            if r < 0.2:
+                folded = f"{_context_sentence(passages, rng)} {folded}"
+            elif r < 0.4:
+                folded = f"{folded} {_context_sentence(passages, rng)}"
+            elif r < 0.5:
+                folded = f"{_context_sentence(passages, rng)} {folded} {_context_sentence(passages, rng)}"
+            out.append(window_of(folded))
+    return [t for t in out if t]
+
+
+def phrasings(names: list[str], leave_out: list[str]) -> list[str]:
+    """The texts of the phrasing files ``names`` (under benchmarks/) except those of ``leave_out``,
+    each text once (a leave-one-set-out run leaves a set out and measures it)."""
+    texts: set[str] = set()
+    for name in names:
+        if Path(name).name not in {Path(x).name for x in leave_out}:
+            texts |= {p.text for p in read_phrasings(HERE / Path(name).name)}
+    return sorted(texts)
+
+
 def document_windows(text: str, rng: random.Random, cap: int = 40) -> list[list[list[str]]]:
     """A document's windows (sentences' tokens), at most ``cap`` of them (drawn at random)."""
     ws = [parts for _, _, parts in windows(fold(text))]
     return ws if len(ws) <= cap else rng.sample(ws, cap)
 
 
-def catalogue_strings(rng: random.Random, per_lang: int) -> dict[str, list[str]]:
-    """Translated interface strings (msgid -> msgstr) of the gettext catalogues on this machine."""
+def catalogue_strings(rng: random.Random, per_lang: int, locales: dict[str, str] = LOCALES,
+                      english: bool = True) -> dict[str, list[str]]:
+    """Translated interface strings (msgid -> msgstr) of the gettext catalogues on this machine
+    (and, with ``english``, their English originals)."""
     out: dict[str, list[str]] = {}
     root = Path("/usr/share/locale")
-    english: set[str] = set()
-    for lang, loc in LOCALES.items():
+    originals: set[str] = set()
+    for lang, loc in locales.items():
         strings: set[str] = set()
         for mo in sorted((root / loc / "LC_MESSAGES").glob("*.mo")) if root.exists() else []:
             try:
@@ -126,9 +171,10 @@ def catalogue_strings(rng: random.Random, per_lang: int) -> dict[str, list[str]]
                 if isinstance(k, str) and isinstance(v, str) and 12 <= len(v) <= 300 and "%" not in v:
                     strings.add(v.strip())
                     if 12 <= len(k) <= 300 and "%" not in k:
-                        english.add(k.strip())
+                        originals.add(k.strip())
         out[lang] = rng.sample(sorted(strings), min(per_lang, len(strings)))
-    out["en"] = rng.sample(sorted(english), min(per_lang * 2, len(english)))
+    if english:
+        out["en"] = rng.sample(sorted(originals), min(per_lang * 2, len(originals)))
     return out
 
 
@@ -157,12 +203,16 @@ def mine(model: Model, folded_docs: list[str], floor: int = -100) -> list[list[l
     return out
 
 
-def train(pos: list[list[list[str]]], neg: list[list[list[str]]], c: float) -> tuple[dict[str, int], int]:
+def train(pos: list[list[list[str]]], neg: list[list[list[str]]], c: float,
+          extra: list[list[list[str]]] = (), extra_weight: float = 1.0) -> tuple[dict[str, int], int]:
+    """The fitted integer weights and bias; ``extra`` are further positives (the human-written
+    phrasings' draws), each window weighing ``extra_weight`` grammar draws."""
     vec = CountVectorizer(analyzer=features, min_df=2, lowercase=False)
-    X = vec.fit_transform(pos + neg)
-    y = np.array([1] * len(pos) + [0] * len(neg))
+    X = vec.fit_transform(list(pos) + list(extra) + neg)
+    y = np.array([1] * (len(pos) + len(extra)) + [0] * len(neg))
+    w = np.array([1.0] * len(pos) + [extra_weight] * len(extra) + [1.0] * len(neg))
     clf = LogisticRegression(C=c, solver="liblinear", class_weight="balanced", max_iter=2000, random_state=0)
-    clf.fit(X, y)
+    clf.fit(X, y, sample_weight=w)
     names = vec.get_feature_names_out()
     ints = np.rint(clf.coef_[0] * SCALE).astype(np.int64)
     weights = {str(n): int(w) for n, w in zip(names, ints) if w != 0}
@@ -181,11 +231,11 @@ def threshold(doc_scores: list[int], short_scores: np.ndarray) -> int:
     return t + MARGIN
 
 
-def dev_recall(model: Model, t: int, passages: list[str], seed: int) -> tuple[int, int]:
-    """How many of guard_dev.txt's phrasings, inserted in held-back passages at three places and
-    under each obfuscation, reach the threshold."""
+def dev_recall(model: Model, t: int, passages: list[str], seed: int, name: str = "guard_dev.txt") -> tuple[int, int]:
+    """How many of a phrasing file's phrasings, inserted in held-back passages at three places and
+    under each obfuscation, reach the threshold (the classifier alone)."""
     rng, hits, n = random.Random(seed), 0, 0
-    for p in read_phrasings(HERE / "guard_dev.txt"):
+    for p in read_phrasings(HERE / Path(name).name):
         for position in ("start", "middle", "end"):
             for name, obfuscate in OBFUSCATIONS.items():
                 text = insert(rng.choice(passages), obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
@@ -205,20 +255,30 @@ def main() -> None:
     ap.add_argument("--mining", type=int, default=2, help="rounds of hard-negative mining")
     ap.add_argument("--no-catalogues", dest="catalogues", action="store_false",
                     help="leave out the machine's gettext strings (a model that depends on the repository alone)")
+    ap.add_argument("--phrasings", nargs="*", default=list(PHRASING_FILES),
+                    help="human-written phrasing files (benchmarks/) used as positives; none: the grammar alone")
+    ap.add_argument("--skip-langs", nargs="*", default=[],
+                    help="grammar languages left out (sv cs uk: the draws of the others as before guard_kit_north.py)")
+    ap.add_argument("--leave-out", nargs="*", default=[], help="phrasing files left out of training and measured")
+    ap.add_argument("--draws", type=int, default=DRAWS, help="windows drawn per human-written phrasing")
+    ap.add_argument("--weight", type=float, default=WEIGHT, help="weight of a phrasing's window (a grammar draw's is 1)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     docs = list(read_docs(a.data / "llmjudge-dev" / "passages.jsonl"))
     train_docs = [d.text for d in docs if not _held_back(d.docid)]
     dev_docs = [d.text for d in docs if _held_back(d.docid)]
-    instructions = generate(a.n_en, a.n_lang, rng)
+    langs = tuple(x for x in intl.LANGS if x not in a.skip_langs)
+    instructions = generate(a.n_en, a.n_lang, rng, langs)
     rng.shuffle(instructions)
     cut = len(instructions) // 10
     dev_instr, train_instr = instructions[:cut], instructions[cut:]
     pos = positive_windows(train_instr, train_docs, rng)
     neg_short = [en.hard_negative(rng) for _ in range(8000)]
-    for lang in intl.LANGS:
+    for lang in langs:
         neg_short += [intl.hard_negative(lang, rng) for _ in range(600)]
     catalogues = catalogue_strings(rng, 3000) if a.catalogues else {}
+    if a.catalogues:
+        catalogues |= catalogue_strings(random.Random(f"{a.seed}:extra"), 3000, EXTRA_LOCALES, english=False)
     for strings in catalogues.values():
         neg_short += strings
     catalogue_hash = hashlib.sha256("\n".join(s for k in sorted(catalogues) for s in catalogues[k]).encode()).hexdigest()[:16]
@@ -232,13 +292,17 @@ def main() -> None:
     neg = [t for t in neg if t]
     print(f"training windows: {len(pos):,} positive ({len(train_instr):,} instructions), {len(neg):,} negative "
           f"({len(train_docs):,} LLMJudge passages, {len(train_short):,} short sentences)", flush=True)
+    human = phrasings(a.phrasings, a.leave_out)
+    extra = phrasing_windows(human, train_docs, a.draws, random.Random(f"{a.seed}:phrasings"))
+    print(f"human-written phrasings: {len(human):,} (left out: {', '.join(a.leave_out) or 'none'}), "
+          f"{len(extra):,} windows of weight {a.weight:g}", flush=True)
     folded_train = [fold(t) for t in train_docs]
-    weights, bias = train(pos, neg, a.c)
+    weights, bias = train(pos, neg, a.c, extra, a.weight)
     for round_ in range(a.mining):
         hard = mine(_model(weights, bias), folded_train)
         neg += hard
         print(f"mining round {round_ + 1}: {len(hard):,} highest-scoring windows of training passages added", flush=True)
-        weights, bias = train(pos, neg, a.c)
+        weights, bias = train(pos, neg, a.c, extra, a.weight)
     model = _model(weights, bias)
     doc_scores = [_doc_score(model, t) for t in dev_docs]
     short_scores = _scores(model, [window_of(fold(s)) for s in dev_short])
@@ -257,12 +321,20 @@ def main() -> None:
           f"rules or classifier {sum(either) / len(either):.1%} of {len(ruled):,}")
     print(f"recall: generated (held back) {float((dev_pos >= t).mean()):.1%} of {len(dev_pos):,} windows, "
           f"{float((alone >= t).mean()):.1%} of {len(alone):,} plain instructions alone; "
-          f"guard_dev.txt inserted {hits / n:.1%} of {n:,}")
+          f"guard_dev.txt inserted {hits / n:.1%} of {n:,}"
+          f"{' (a training file)' if 'guard_dev.txt' in {Path(x).name for x in a.phrasings} - {Path(x).name for x in a.leave_out} else ''}")
+    for name in a.leave_out:
+        hits, n = dev_recall(model, t, dev_docs, a.seed, name)
+        print(f"left out {Path(name).name}: the classifier alone flags {hits / n:.1%} of {n:,} insertions "
+              "in held-back LLMJudge passages")
     data = {"format": FORMAT, "weights": dict(sorted(weights.items())), "bias": bias, "threshold": t, "scale": SCALE,
             "meta": {"seed": a.seed, "c": a.c, "penalty": PENALTY, "mining": a.mining, "script": "benchmarks/guard_train.py", "positives": len(pos),
                      "negatives": len(neg), "instructions": len(train_instr),
                      "data_sha256": hashlib.sha256("\n".join(train_instr).encode()).hexdigest()[:16],
-                     "catalogues_sha256": catalogue_hash if a.catalogues else None}}
+                     "catalogues_sha256": catalogue_hash if a.catalogues else None,
+                     "phrasings": [Path(x).name for x in a.phrasings if Path(x).name not in {Path(y).name for y in a.leave_out}],
+                     "skip_langs": a.skip_langs, "phrasing_draws": a.draws, "phrasing_weight": a.weight,
+                     "phrasings_sha256": hashlib.sha256("\n".join(human).encode()).hexdigest()[:16]}}
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
     a.out.write_bytes(gzip.compress(raw, mtime=0))
     print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.2f} MB)")
