@@ -1,6 +1,6 @@
 """Train the guard's embedding stage and write ``src/qrelkit/judging/guard_semantic.json`` (issue 44).
 
-    python benchmarks/guard_semantic_train.py [--low 350] [--per-doc 1] [--sentence 1] [--unknown 0.8] [--c 1]
+    python benchmarks/guard_semantic_train.py [--low 300] [--per-doc 1] [--sentence 1] [--unknown 0.8] [--c 1]
                                               [--seed 0] [--recipe grammar|full] [--cache /tmp/e5run_cache]
                                               [--data ../shared/data] [--out FILE]
 
@@ -74,7 +74,7 @@ def fit(texts: list[str], y: list[int], embed: Embedder, c: float, seed: int) ->
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--low", type=int, default=350, help="n-gram score units below its threshold that reach e5")
+    ap.add_argument("--low", type=int, default=300, help="n-gram score units below its threshold that reach e5")
     ap.add_argument("--per-doc", type=int, default=1, help="best n-gram windows per document view sent to e5")
     ap.add_argument("--sentence", type=int, choices=(0, 1), default=1, help="1: each window narrowed to its best sentence")
     ap.add_argument("--unknown", type=float, default=0.8,

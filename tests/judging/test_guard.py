@@ -58,21 +58,7 @@ def test_an_instruction_is_flagged_behind_each_obfuscation(name, text):
     assert check(insert(PASSAGE, hidden, "middle")).flagged
 
 
-# The embedding stage flags these two of CLEAN (docs/guard.md, "The embedding stage shipped"):
-# sentences about raters and evaluators read, by meaning, like words to them. A false positive
-# costs a person one look; they are listed so that the rest of CLEAN still holds the whole guard.
-EMBEDDING_STAGE_FLAGS = {
-    "Search quality raters score each page; highly relevant pages get the highest rating.",
-    "Evaluators should assess relevance, accuracy and completeness of each answer.",
-}
-
-
 @pytest.mark.parametrize("text", CLEAN)
-def test_web_text_using_the_same_words_is_left_alone_by_the_rules_and_the_classifier(text):
-    assert check(text, semantic=False) == GuardVerdict(False)
-
-
-@pytest.mark.parametrize("text", [t for t in CLEAN if t not in EMBEDDING_STAGE_FLAGS])
 def test_web_text_using_the_same_words_is_left_alone(text):
     assert check(text) == GuardVerdict(False)
 
