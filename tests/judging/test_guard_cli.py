@@ -72,3 +72,19 @@ def test_json_lists_a_document_the_embedding_stage_flags_with_its_window(tmp_pat
     assert [f["docid"] for f in out["flagged"]] == ["b", "d"]
     assert "r e l e v a n c e = h i g h" in out["flagged"][1]["span"]
     assert "embedding model" in out["flagged"][1]["reason"]
+
+
+def test_a_long_scan_ends_its_progress_with_a_done_line(tmp_path, capsys, monkeypatch):
+    """With progress shown (every 0 s here), the last stderr line says the scan ended and what it found,
+    so a user reading the log of a long run does not take the last progress line for the end."""
+    monkeypatch.setenv("QRELKIT_PROGRESS_SECONDS", "0")
+    code, _, stderr = run(capsys, "guard", "--docs", str(_docs(tmp_path)), "--json")
+    lines = [x for x in stderr.splitlines() if x.startswith("guard:")]
+    assert code == 0
+    assert lines[0].startswith("guard: 1 documents checked")
+    assert lines[-1].startswith("guard: done, 3 documents checked, 1 flagged in ")
+
+
+def test_a_short_scan_prints_no_progress(tmp_path, capsys):
+    code, _, stderr = run(capsys, "guard", "--docs", str(_docs(tmp_path)), "--json")
+    assert code == 0 and "guard:" not in stderr

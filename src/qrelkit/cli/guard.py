@@ -59,4 +59,7 @@ def _scan(path: Path) -> tuple[int, list[dict[str, Any]]]:
             printed = now
             console.print(f"guard: {checked} documents checked, {len(flagged)} flagged "
                           f"({checked / (now - started):.0f}/s)", highlight=False, soft_wrap=True)
+    if printed > started:  # progress was shown: its last line must not look like the end
+        console.print(f"guard: done, {checked} documents checked, {len(flagged)} flagged in "
+                      f"{time.monotonic() - started:.1f} s", highlight=False, soft_wrap=True)
     return checked, flagged
