@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import random
 import sys
 import time
 from collections import defaultdict
@@ -36,7 +35,7 @@ from scipy.stats import binomtest  # noqa: E402
 from qrelkit.data.docs import read_docs  # noqa: E402
 from qrelkit.judging import guard_model, guard_semantic  # noqa: E402
 from qrelkit.judging.guard import LEARNED, check, scan  # noqa: E402
-from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings  # noqa: E402
+from qrelkit.judging.guard_probes import insertions  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 STAGES = (LEARNED, guard_semantic.RULE)
@@ -57,19 +56,14 @@ def precision(docs: list) -> tuple[list, float]:
 
 def recall(docs: list, phrasings_path: Path, seed: int) -> list[dict]:
     """One row per (phrasing, position, obfuscation): was the passage with it inserted flagged?"""
-    rng = random.Random(seed)
     rows = []
-    for p in read_phrasings(phrasings_path):
-        for position in POSITIONS:
-            for name, obfuscate in OBFUSCATIONS.items():
-                doc = rng.choice(docs)
-                text = insert(doc.text, obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
-                v = check(text)
-                rules = v.flagged and v.rule not in STAGES or check(text, learned=False).flagged
-                alone = v.rule == LEARNED or check(text, rules=False, semantic=False).flagged
-                rows.append({"lang": p.lang, "line": p.line, "position": position, "obfuscation": name,
-                             "docid": doc.docid, "flagged": v.flagged, "rules": rules, "classifier": alone,
-                             "rule": v.rule, "stage": stage(v), "text": p.text})
+    for i in insertions(phrasings_path, docs, seed):
+        v = check(i.text)
+        rules = v.flagged and v.rule not in STAGES or check(i.text, learned=False).flagged
+        alone = v.rule == LEARNED or check(i.text, rules=False, semantic=False).flagged
+        rows.append({"lang": i.phrasing.lang, "line": i.phrasing.line, "position": i.position,
+                     "obfuscation": i.obfuscation, "docid": i.docid, "flagged": v.flagged, "rules": rules,
+                     "classifier": alone, "rule": v.rule, "stage": stage(v), "text": i.phrasing.text})
     return rows
 
 

@@ -52,7 +52,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from qrelkit.data.docs import read_docs  # noqa: E402
 from qrelkit.judging import guard_model as gm  # noqa: E402
 from qrelkit.judging.guard import _COMMENT, check, fold  # noqa: E402
-from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings  # noqa: E402
+from qrelkit.judging.guard_probes import insertions  # noqa: E402
 
 MAX_CHARS = 400  # a window is at most three sentences; e5 reads 512 tokens
 
@@ -145,16 +145,12 @@ class Cascade:
 
 def recall_rows(docs: list, path: Path, seed: int, cascade: Cascade) -> list[dict]:
     """``benchmarks/guard.py``'s insertions (same draws): guard verdict, and the cascade's."""
-    rng, rows, passed = random.Random(seed), [], []
-    for p in read_phrasings(path):
-        for position in POSITIONS:
-            for name, obfuscate in OBFUSCATIONS.items():
-                doc = rng.choice(docs)
-                text = insert(doc.text, obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
-                g = check(text, semantic=False).flagged
-                rows.append({"lang": p.lang, "guard": g, "cascade": g})
-                if not g:
-                    passed.append((len(rows) - 1, text))
+    rows, passed = [], []
+    for i in insertions(path, docs, seed):
+        g = check(i.text, semantic=False).flagged
+        rows.append({"lang": i.phrasing.lang, "guard": g, "cascade": g})
+        if not g:
+            passed.append((len(rows) - 1, i.text))
     for (i, _), pr in zip(passed, cascade.probs([(t, None) for _, t in passed])):
         rows[i]["cascade"] = pr >= cascade.threshold
     return rows

@@ -31,7 +31,6 @@ import argparse
 import hashlib
 import json
 import pickle
-import random
 import sys
 import time
 import zlib
@@ -52,8 +51,9 @@ from sklearn.neural_network import MLPClassifier  # noqa: E402
 
 from qrelkit.data.docs import read_docs  # noqa: E402
 from qrelkit.judging import guard_model as gm  # noqa: E402
+from qrelkit.judging import guard_probes  # noqa: E402
 from qrelkit.judging.guard import _COMMENT, check, fold  # noqa: E402
-from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings  # noqa: E402
+from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS  # noqa: E402
 
 MAX_CHARS = 400  # as guard_e5.py
 FOLDS = ("1", "2", "3", "4", "5", "6", "own")
@@ -120,14 +120,10 @@ class Prep:
 
 def insertions(docs: list, path: Path, seed: int, low: int) -> list[tuple[str, bool, list]]:
     """``benchmarks/guard.py``'s insertions: (language, guard flagged, candidates if not)."""
-    rng, rows = random.Random(seed), []
-    for p in read_phrasings(path):
-        for position in POSITIONS:
-            for name, obfuscate in OBFUSCATIONS.items():
-                doc = rng.choice(docs)
-                text = insert(doc.text, obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}")), position)
-                g = check(text, semantic=False).flagged
-                rows.append((p.lang, g, [] if g else candidates(text, None, low)))
+    rows = []
+    for i in guard_probes.insertions(path, docs, seed):
+        g = check(i.text, semantic=False).flagged
+        rows.append((i.phrasing.lang, g, [] if g else candidates(i.text, None, low)))
     return rows
 
 

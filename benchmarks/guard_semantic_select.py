@@ -27,7 +27,6 @@ import argparse
 import dataclasses
 import json
 import os
-import random
 import sys
 import time
 import zlib
@@ -42,9 +41,9 @@ from guard_e5 import Embedder  # noqa: E402
 
 from qrelkit.data.docs import read_docs  # noqa: E402
 from qrelkit.judging import guard_model as gm  # noqa: E402
+from qrelkit.judging import guard_probes  # noqa: E402
 from qrelkit.judging import guard_semantic as gs  # noqa: E402
 from qrelkit.judging.guard import check, fold, views_of  # noqa: E402
-from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings  # noqa: E402
 
 SETS = ("guard_heldout.txt", "guard_heldout2.txt", "guard_heldout3.txt", "guard_heldout4.txt", "guard_heldout5.txt",
         "guard_heldout6.txt", "guard_dev.txt", "guard_own.txt")
@@ -74,16 +73,11 @@ def insertions(dl: list, seed: int = 0) -> tuple[dict[str, int], list[tuple[str,
     file, folded views and the folded instruction's tokens (``benchmarks/guard.py``'s draws)."""
     total, passed = {}, []
     for name in SETS:
-        rng, n = random.Random(seed), 0
-        for p in read_phrasings(HERE / name):
-            for position in POSITIONS:
-                for oname, obfuscate in OBFUSCATIONS.items():
-                    doc = rng.choice(dl)
-                    hidden = obfuscate(p.text, random.Random(f"{seed}:{p.line}:{oname}"))
-                    text = insert(doc.text, hidden, position)
-                    n += 1
-                    if not check(text, semantic=False).flagged:
-                        passed.append((name, views_of(text)[1], set(gm.tokens(fold(hidden)))))
+        n = 0
+        for i in guard_probes.insertions(HERE / name, dl, seed):
+            n += 1
+            if not check(i.text, semantic=False).flagged:
+                passed.append((name, views_of(i.text)[1], set(gm.tokens(fold(i.hidden)))))
         total[name] = n
     return total, passed
 

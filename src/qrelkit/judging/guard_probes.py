@@ -12,7 +12,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator, Protocol, Sequence
 
 from qrelkit.errors import InputError
 
@@ -139,3 +139,34 @@ def insert(passage: str, instruction: str, position: str) -> str:
     breaks = [m.end() for m in re.finditer(r"[.!?]\s", passage)] or [m.end() for m in re.finditer(r"\s", passage)]
     at = min(breaks, key=lambda b: abs(b - half)) if breaks else half
     return f"{passage[:at].rstrip()} {instruction} {passage[at:].lstrip()}"
+
+
+class _Passage(Protocol):
+    docid: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Insertion:
+    """One phrasing hidden behind one obfuscation (``hidden``) and inserted at one position of
+    one drawn passage (``text``)."""
+
+    phrasing: Phrasing
+    position: str
+    obfuscation: str
+    docid: str
+    hidden: str
+    text: str
+
+
+def insertions(path: str | Path, passages: Sequence[_Passage], seed: int = 0) -> Iterator[Insertion]:
+    """Each phrasing of ``path`` at every position under every obfuscation, in a passage drawn
+    with ``seed``: the draws ``benchmarks/guard.py`` and the guard's other benchmarks share, so
+    that their rows for one file are the same insertions."""
+    rng = random.Random(seed)
+    for p in read_phrasings(path):
+        for position in POSITIONS:
+            for name, obfuscate in OBFUSCATIONS.items():
+                doc = rng.choice(passages)
+                hidden = obfuscate(p.text, random.Random(f"{seed}:{p.line}:{name}"))
+                yield Insertion(p, position, name, doc.docid, hidden, insert(doc.text, hidden, position))
