@@ -24,6 +24,7 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from qrelkit.judging import guard_model, guard_semantic
@@ -354,13 +355,8 @@ def scan(docs: Iterable[tuple[str, str, Optional[str]]], chunk: int = 256,
          semantic: bool = True) -> Iterator[tuple[str, GuardVerdict]]:
     """``(docid, verdict)`` for each ``(docid, text, title)``, in order, ``chunk`` documents at a
     time (:func:`check_many`: their windows go to e5 together)."""
-    batch: list[tuple[str, str, Optional[str]]] = []
-    for item in docs:
-        batch.append(item)
-        if len(batch) >= chunk:
-            yield from zip([d for d, _, _ in batch], check_many([(t, ti) for _, t, ti in batch], semantic=semantic))
-            batch = []
-    if batch:
+    items = iter(docs)
+    while batch := list(islice(items, chunk)):
         yield from zip([d for d, _, _ in batch], check_many([(t, ti) for _, t, ti in batch], semantic=semantic))
 
 

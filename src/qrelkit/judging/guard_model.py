@@ -92,7 +92,9 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def _word_features(tok: str) -> list[str]:
+def word_features(tok: str) -> list[str]:
+    """The features one token gives (also what the embedding stage asks of a window's words: does
+    the model know any of them?)."""
     if tok.isdigit():  # a grade is a small number; times, prices and years are one word
         return [f"w:{tok}" if tok in _GRADES else "w:<num>"]
     if _CJK.search(tok):  # no spaces between words: characters and character pairs
@@ -100,12 +102,6 @@ def _word_features(tok: str) -> list[str]:
     if len(tok) > PREFIX:
         return [f"w:{tok}", f"p:{tok[:PREFIX]}"]
     return [f"w:{tok}"]
-
-
-def word_features(tok: str) -> list[str]:
-    """The features one token gives (what the embedding stage asks of a window's words: does the
-    model know any of them?)."""
-    return _word_features(tok)
 
 
 def _stem(tok: str) -> str:
@@ -123,7 +119,7 @@ def _inner(toks: list[str]) -> set[str]:
     consecutive word beginnings."""
     out: set[str] = set()
     for tok in toks:
-        out.update(_word_features(tok))
+        out.update(word_features(tok))
     stems = [_stem(t) for t in toks]
     out.update(_pair(a, b) for a, b in zip(stems, stems[1:]))
     return out
