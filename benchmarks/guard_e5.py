@@ -44,9 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 sys.path.insert(0, str(HERE))
 
-import guard_grammar as en  # noqa: E402
-import guard_grammar_intl as intl  # noqa: E402
-from guard_train import _context_sentence, _obfuscate  # noqa: E402
+import guard_e5_data  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from qrelkit.data.docs import read_docs  # noqa: E402
@@ -103,25 +101,10 @@ def candidates(text: str, title: str | None, low: int) -> list[str]:
 
 
 def training_set(llmj: list, low: int, a, rng: random.Random) -> tuple[list[str], list[int]]:
-    passages = [d.text for d in llmj]
-    instr = sorted({en.instruction(rng) for _ in range(a.pos_en)})
-    for lang in intl.LANGS:
-        instr += sorted({intl.instruction(lang, rng) for _ in range(a.pos_lang)})
-    pos = []
-    for t in instr:
-        f, r = fold(_obfuscate(t, rng)), rng.random()
-        pos.append(f if r >= 0.3 else f"{_context_sentence(passages, rng)} {f}" if r < 0.15
-                   else f"{f} {_context_sentence(passages, rng)}")
-    neg = [fold(en.hard_negative(rng)) for _ in range(a.pos_en // 3)]
-    neg += [fold(intl.hard_negative(lang, rng)) for lang in intl.LANGS for _ in range(a.pos_lang // 3)]
-    train = [d for d in llmj if zlib.crc32(d.docid.encode()) % 4][: a.neg_docs]
-    for d in train:
-        v = fold(d.text)
-        hs = list(gm.hits(v))
-        top = sorted((h for h in hs if h.score >= low), key=lambda h: -h.score)[:5]
-        pick = top + rng.sample(hs, min(2, len(hs)))
-        neg += [v[h.start:h.end] for h in pick]
-    return pos + neg, [1] * len(pos) + [0] * len(neg)
+    """The grammar training set (``guard_e5_data.grammar_part``) at this script's sizes."""
+    recipe = guard_e5_data.Recipe(pos_en=a.pos_en, pos_lang=a.pos_lang, neg_docs=a.neg_docs, sets=(), near_miss=False)
+    texts, labels, _ = guard_e5_data.grammar_part(llmj, low, recipe, rng)
+    return texts, labels
 
 
 class Cascade:

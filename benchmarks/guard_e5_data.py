@@ -107,7 +107,8 @@ def candidate_windows(folded: str, low: int) -> list[tuple[int, str]]:
 
 
 def grammar_part(llmj, low: int, r: Recipe, rng: random.Random) -> tuple[list[str], list[int], list[str]]:
-    """``guard_e5.training_set``, draw for draw, with each text's group."""
+    """The grammar part (module docstring, 1), with each text's group; ``guard_e5.training_set``
+    is this without the groups."""
     passages = [d.text for d in llmj]
     instr = sorted({en.instruction(rng) for _ in range(r.pos_en)})
     for lang in intl.LANGS:
