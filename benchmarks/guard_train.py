@@ -6,10 +6,10 @@
 
 Positives: instructions to a judge generated from the grammars (``guard_grammar.py`` in English,
 ``guard_grammar_intl.py`` with the compositional ``guard_kit*.py`` in eighteen other languages;
-24,000 English draws and 2,500 per other language, about 60,000 distinct, a tenth held back;
+N_EN (32,000; 24,000 before set 7) English draws and 2,500 per other language, a tenth held back;
 since set 7, ``guard_kit_more.py`` adds words in the ten languages set 7 caught least, with
 N_MORE further draws in each, and ``guard_kit_press.py`` pressure without a label word: N_PRESS
-English draws and a ``press`` slot in the other languages; ``--no-more`` draws as before), each folded as the guard folds a
+English draws and a ``press`` slot in the other languages; ``--no-more --n-en 24000`` draws as before), each folded as the guard folds a
 document; 40 % of them are first hidden behind one of the obfuscations of
 :mod:`qrelkit.judging.guard_probes` (what folding leaves of them is what the classifier reads),
 and 40 % also get a sentence of a real passage before and/or after them. Negatives: up to 40
@@ -70,6 +70,7 @@ DRAWS = 12  # windows per human-written phrasing (obfuscated, with or without a 
 WEIGHT = 12.0  # a phrasing window's weight against a grammar draw's (leave-one-set-out: 1, 4, 12, 24 tried)
 PENALTY = "l2"  # scikit-learn's default; L1 (tried: C 0.3 and 1) kept 1,200 features and half the recall
 MARGIN = 25  # score units above the threshold's web documents (0.25 in log-odds)
+N_EN = 32000  # English grammar draws (24,000 until set 7: the other languages' new draws outweighed English, leave-set-7-out)
 N_PRESS = 3000  # English draws of guard_kit_press.py (pressure without a label word)
 N_MORE = 1500  # further draws in each of the ten languages of guard_kit_more.py
 SPARED = 1  # held-back LLMJudge passages (of 1,815) the threshold may flag: one, not the single highest, decides
@@ -262,7 +263,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
     ap.add_argument("--out", type=Path, default=HERE.parent / "src/qrelkit/judging/guard_model.json.gz")
     ap.add_argument("--c", type=float, default=0.1, help="inverse regularisation strength (tried: 0.04, 0.1, 0.15, 0.5, 2)")
-    ap.add_argument("--n-en", type=int, default=24000)
+    ap.add_argument("--n-en", type=int, default=N_EN)
     ap.add_argument("--n-lang", type=int, default=2500)
     ap.add_argument("--mining", type=int, default=2, help="rounds of hard-negative mining")
     ap.add_argument("--no-catalogues", dest="catalogues", action="store_false",
@@ -272,7 +273,7 @@ def main() -> None:
     ap.add_argument("--skip-langs", nargs="*", default=[],
                     help="grammar languages left out (sv cs uk: the draws of the others as before guard_kit_north.py)")
     ap.add_argument("--no-more", dest="more", action="store_false",
-                    help="leave out guard_kit_more.py (more words in ten languages, pressure without a label word)")
+                    help="leave out guard_kit_more.py and guard_kit_press.py (with --n-en 24000: the draws before set 7)")
     ap.add_argument("--n-press", type=int, default=N_PRESS, help="English pressure draws (guard_kit_press.py)")
     ap.add_argument("--n-more", type=int, default=N_MORE, help="further draws in each language of guard_kit_more.py")
     ap.add_argument("--leave-out", nargs="*", default=[], help="phrasing files left out of training and measured")
