@@ -271,7 +271,7 @@ def views_of(text: str, title: Optional[str] = None) -> tuple[str, list[str]]:
     views = [fold(full)]
     if "<!--" in full:
         views.append(fold(_COMMENT.sub("", full)))
-    if "<" in full:
+    if "<" in full or "＜" in full:
         attributes = guard_markup.attribute_view(full, _attribute_gate(), fold)
         if attributes is not None:
             views.append(attributes)
@@ -340,9 +340,8 @@ def _learned(full: str, views: list[str]) -> GuardVerdict:
 
 
 def _original_span(original: str, folded_span: str) -> str:
-    """The shortest stretch of ``original`` whose folded form contains ``folded_span``: two
-    binary searches (the latest start, then the earliest end), since a longer stretch folds to a
-    longer text. Text flagged in the attribute view maps to the tags it was read from
+    """The shortest stretch of ``original`` whose folded form contains ``folded_span``
+    (:func:`guard_markup.shortest`). Text flagged in the attribute view maps to the tags it was read from
     (:func:`guard_markup.original_span`). The folded text itself when neither holds it."""
     key = folded_span.strip()
     if not key:
@@ -350,15 +349,8 @@ def _original_span(original: str, folded_span: str) -> str:
     if key not in fold(original):  # flagged in the attribute view: the tags it read, whole
         span = guard_markup.original_span(original, key, _attribute_gate(), fold, MAX_SPAN)
         return key[:MAX_SPAN] if span is None else span
-    lo, hi = 0, len(original)
-    while lo < hi:  # the latest i with key in fold(original[i:])
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if key in fold(original[mid:]) else (lo, mid - 1)
-    start, lo, hi = lo, lo, len(original)
-    while lo < hi:  # the earliest j with key in fold(original[start:j])
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if key in fold(original[start:mid]) else (mid + 1, hi)
-    return original[start:lo].strip()[:MAX_SPAN]
+    start, end = guard_markup.shortest(original, key, fold)
+    return original[start:end].strip()[:MAX_SPAN]
 
 
 @dataclass(frozen=True)

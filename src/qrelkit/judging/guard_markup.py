@@ -10,9 +10,11 @@ override=true.``, ``judgment: grade: 3, status: final.``).
 
 Almost every HTML page has attributes (classes, styles, links, ids), so the view is built only
 when it can matter: the attributes that can carry words (not URLs, classes, styles, ids, sizes
-and the like, :data:`DROP`) must hold a word the rules' prefilter looks for
-(``guard._prefilter``: a relevance or grade word, a labelling verb, an override verb with
-"instructions"). An ordinary page costs one regular-expression pass and no second view.
+and the like, :data:`DROP`) must pass the rules' prefilter and hold one of its words itself
+(the ``gate`` the guard passes in: a relevance or grade word, a labelling verb, an override verb
+with "instructions"), and only the tags that do are rendered, with CONTEXT characters around
+them. An ordinary page costs a pass over its tags and no second view
+(``benchmarks/guard_html.py`` measures both on the machine's HTML pages).
 :func:`original_span` maps a stretch flagged in the view back to the document: the tags it
 touches, whole, as the document has them.
 """
@@ -43,7 +45,7 @@ DROP = frozenset("""
     aria-describedby aria-haspopup aria-current aria-selected aria-live aria-atomic aria-pressed aria-disabled
     aria-level aria-owns aria-orientation aria-modal aria-posinset aria-setsize aria-valuemin aria-valuemax
     aria-valuenow data-toggle data-target data-bs-toggle data-bs-target data-src data-href data-url
-    data-srcset data-id slot is key ref property-id nowrap compact noshade async frameborder
+    data-srcset data-id slot is key ref nowrap compact noshade
 """.split())
 # attributes whose value is the text itself: shown without their name
 PLAIN = frozenset("alt title content value placeholder label summary name property itemprop "
@@ -61,24 +63,31 @@ ELEMENTS = frozenset("""
 CONTEXT = 400  # characters of the document kept either side of a rendered tag
 
 
+# letters a name may hide behind: format characters (zero-width), and Cyrillic and Greek look-alikes
+_HIDING = str.maketrans({**{c: None for c in "\u200b\u200c\u200d\u2060\ufeff\u00ad"},
+                         **dict(zip("аеорсухіѕԁαεορικντυ", "aeopcyxisdaeopikvtu"))})
+# full-width forms (U+FF01-FF5E) and the ideographic space as ASCII: the same length, so places agree
+_FULL_WIDTH = str.maketrans({**{0xFF01 + i: 0x21 + i for i in range(94)}, 0x3000: 0x20})
+
+
 def _name(raw: str) -> str:
+    """A tag's or attribute's name as the lists above spell it."""
     name = raw.lower()
-    if not name.isascii():  # a name hidden behind zero-width or look-alike letters
-        name = "".join(c for c in name if c.isascii())
-    return name
+    return name if name.isascii() else name.translate(_HIDING)
 
 
 def words(tag: re.Match) -> str:
     """What a tag with attributes says, as words: a non-HTML tag's name, then each attribute
     that can carry words, ``name: value`` (the value alone for ``alt``, ``title``, ``content``
-    and the like; ``data-``/``aria-`` left off the name); empty when nothing is left."""
+    and the like; ``data-``/``aria-`` left off the name); empty when nothing is left. Names are
+    written as the document has them (folding reads look-alike letters as Latin ones)."""
     items = []
     for m in _ATTR.finditer(tag.group(2)):
-        name = _name(m.group(1))
+        raw, name = m.group(1), _name(m.group(1))
         value = next((v for v in m.group(2, 3, 4) if v is not None), "").strip()
         if name in DROP or name.startswith(("on", "xmlns")) or (value and _URL.match(value)):
             continue
-        short = name[5:] if name.startswith(("data-", "aria-")) else name
+        short = raw[5:] if name.startswith(("data-", "aria-")) else raw
         items.append(value if name in PLAIN else f"{short}: {value}" if value else short)
     items = [i for i in items if i]
     if not items:
@@ -113,8 +122,10 @@ def _unmarked(doc: str) -> tuple[str, list[int]]:
 def rendered(doc: str, gate: Callable[[str], bool], fold: Callable[[str], str]) -> Optional[Rendered]:
     """The tags of ``doc`` whose words may matter (``gate`` of their folded words), or None when
     no tag's do. A page without such words costs two regular expressions and one fold."""
-    if "<" not in doc or "=" not in doc:
+    if ("<" not in doc or "=" not in doc) and "＜" not in doc:
         return None
+    if "＜" in doc:
+        doc = doc.translate(_FULL_WIDTH)  # "＜meta ...＞" is the tag that folding's NFKC makes of it
     plain = _MARKS.sub("", doc) if "<!--" in doc or "-->" in doc else doc
     found = [(m, w) for m in _TAG.finditer(plain) if (w := words(m))]
     if not found or not gate(fold(" ".join(w for _, w in found))):
@@ -177,30 +188,36 @@ def attribute_view(doc: str, gate: Callable[[str], bool], fold: Callable[[str], 
     return " . ".join(fold(_render(r, a, b)[0]) for a, b in stretches(r))
 
 
+def shortest(text: str, key: str, fold: Callable[[str], str]) -> tuple[int, int]:
+    """The shortest stretch ``text[i:j]`` whose folded form contains ``key`` (which
+    ``fold(text)`` must): two binary searches (the latest start, then the earliest end), since a
+    longer stretch folds to a longer text."""
+    lo, hi = 0, len(text)
+    while lo < hi:  # the latest i with key in fold(text[i:])
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if key in fold(text[mid:]) else (lo, mid - 1)
+    start, lo, hi = lo, lo, len(text)
+    while lo < hi:  # the earliest j with key in fold(text[start:j])
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if key in fold(text[start:mid]) else (mid + 1, hi)
+    return start, lo
+
+
 def original_span(doc: str, key: str, gate: Callable[[str], bool], fold: Callable[[str], str],
                   limit: int) -> Optional[str]:
-    """The shortest stretch of ``doc`` behind ``key`` (text flagged in the attribute view): the
-    stretch of a rendered text whose folded form holds ``key``, widened to the document's
-    characters it came from (a rendered tag: the whole tag). None when no stretch holds it."""
+    """The stretch of ``doc`` behind ``key`` (text flagged in the attribute view): the shortest
+    stretch of a rendered text whose folded form holds ``key``, widened to the characters of the
+    document it came from (a rendered tag: the whole tag). None when no stretch holds it."""
     r = rendered(doc, gate, fold)
     if r is None:
         return None
     for a, b in stretches(r):
         text, src = _render(r, a, b)
-        if key not in fold(text):
-            continue
-        lo, hi = 0, len(text)
-        while lo < hi:  # the latest i with key in fold(text[i:])
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if key in fold(text[mid:]) else (lo, mid - 1)
-        start, lo, hi = lo, lo, len(text)
-        while lo < hi:  # the earliest j with key in fold(text[start:j])
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if key in fold(text[start:mid]) else (mid + 1, hi)
-        first, last = src[start][0], max(e for _, e in src[start:lo]) if lo > start else src[start][1]
-        return doc[first:last].strip()[:limit]
+        if key in fold(text):
+            i, j = shortest(text, key, fold)
+            return doc[src[i][0]:max(e for _, e in src[i:max(j, i + 1)])].strip()[:limit]
     return None
 
 
 __all__ = ["CONTEXT", "DROP", "ELEMENTS", "PLAIN", "Rendered", "attribute_view", "original_span", "rendered",
-           "stretches", "words"]
+           "shortest", "stretches", "words"]
