@@ -14,7 +14,8 @@ where the view should never be built: they are measured the same way.
 
 "Before" is the same process with :func:`guard_markup.attribute_view` replaced by one that
 builds no view, which is exactly the guard without this change (nothing else differs). The two
-run alternately, a chunk of 256 pages at a time, so that the shared machine's load falls on both.
+run a chunk of 256 pages at a time, before-after-after-before, so that the shared machine's load
+falls on both; "view seconds" is what deciding on (and building) the view cost over all pages.
 """
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ class Row:
     pages: int = 0
     chars: int = 0
     with_view: int = 0
+    view_seconds: float = 0.0  # building the attribute view (or deciding not to) for every page
     before: dict = field(default_factory=dict)
     after: dict = field(default_factory=dict)
     seconds: list = field(default_factory=lambda: [0.0, 0.0])
@@ -67,21 +69,35 @@ def _no_view(doc, may_flag, fold):
     return None
 
 
+def _run(chunk: list[tuple[str, str]], view) -> tuple[dict, float]:
+    """The flagged pages of a chunk with the attribute view function ``view``, and the seconds."""
+    guard_markup.attribute_view = view
+    guard_model._scorer.cache_clear()  # the classifier remembers texts: neither side may reuse the other's
+    t0 = time.perf_counter()
+    verdicts = guard.check_many([(t, None) for _, t in chunk])
+    seconds = time.perf_counter() - t0
+    return {d: v for (d, _), v in zip(chunk, verdicts) if v.flagged}, seconds
+
+
 def measure(name: str, docs: list[tuple[str, str]]) -> Row:
-    """Both guards over ``docs``, a chunk at a time, alternately: verdicts and seconds."""
+    """Both guards over ``docs``, a chunk at a time, in the order before, after, after, before (so
+    that a load that rises or falls during a chunk costs both sides alike); each side's seconds
+    are the mean of its two runs, and its two runs must flag the same pages."""
     row = Row(name, len(docs), sum(len(t) for _, t in docs))
     real = guard_markup.attribute_view
-    for k in range(0, len(docs), CHUNK):
-        chunk = docs[k:k + CHUNK]
-        row.with_view += sum(real(t, guard._compiled()[0], guard.fold) is not None for _, t in chunk)
-        for side, view in ((0, _no_view), (1, real)) if (k // CHUNK) % 2 == 0 else ((1, real), (0, _no_view)):
-            guard_markup.attribute_view = view
-            guard_model._scorer.cache_clear()  # the classifier remembers texts: neither side may reuse the other's
+    try:
+        for k in range(0, len(docs), CHUNK):
+            chunk = docs[k:k + CHUNK]
             t0 = time.perf_counter()
-            verdicts = guard.check_many([(t, None) for _, t in chunk])
-            row.seconds[side] += time.perf_counter() - t0
-            (row.after if side else row.before).update(
-                {d: v for (d, _), v in zip(chunk, verdicts) if v.flagged})
+            row.with_view += sum(real(t, guard._attribute_gate(), guard.fold) is not None for _, t in chunk)
+            row.view_seconds += time.perf_counter() - t0
+            runs = [_run(chunk, v) for v in (_no_view, real, real, _no_view)]
+            for side, (a, b) in ((0, (runs[0], runs[3])), (1, (runs[1], runs[2]))):
+                if a[0].keys() != b[0].keys():
+                    raise SystemExit(f"{name}: two runs of the same guard flagged different pages")
+                (row.after if side else row.before).update(a[0])
+                row.seconds[side] += (a[1] + b[1]) / 2
+    finally:
         guard_markup.attribute_view = real
     return row
 
@@ -110,16 +126,17 @@ def main() -> None:
                                     "flagged_before": len(r.before), "flagged_after": len(r.after),
                                     "new": {d: [v.rule, v.span] for d, v in r.after.items() if d not in r.before},
                                     "lost": sorted(set(r.before) - set(r.after)),
-                                    "seconds_before": round(r.seconds[0], 2), "seconds_after": round(r.seconds[1], 2)}
+                                    "seconds_before": round(r.seconds[0], 2), "seconds_after": round(r.seconds[1], 2),
+                                    "view_seconds": round(r.view_seconds, 2)}
                                    for r in rows]}))
         return
     print(f"| source | pages | MB | attribute view built | flagged before | flagged after | new | lost "
-          f"| seconds before | seconds after |\n|{'---|' * 10}")
+          f"| seconds before | seconds after | view seconds |\n|{'---|' * 11}")
     for r in rows:
         new = [d for d in r.after if d not in r.before]
         lost = [d for d in r.before if d not in r.after]
         print(f"| {r.name} | {r.pages:,} | {r.chars / 1e6:.1f} | {r.with_view:,} | {len(r.before)} | {len(r.after)} "
-              f"| {len(new)} | {len(lost)} | {r.seconds[0]:.1f} | {r.seconds[1]:.1f} |")
+              f"| {len(new)} | {len(lost)} | {r.seconds[0]:.1f} | {r.seconds[1]:.1f} | {r.view_seconds:.2f} |")
     for r in rows:
         for d in [d for d in r.after if d not in r.before][:a.show]:
             print(f"  NEW  {r.name}: {d}  {r.after[d].rule}  {r.after[d].span[:160]!r}")

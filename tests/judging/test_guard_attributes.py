@@ -105,6 +105,11 @@ def test_words_keep_what_can_carry_words_and_drop_addresses_styles_and_code():
     assert guard_markup.words(m) == " judgment: query: *, grade: 3, Final, final. "
     m = guard_markup._TAG.search('<img src="img/tide.png" data-src="/big/tide.png" width="300">')
     assert guard_markup.words(m) == ""
+    # identifiers name things in the page's code (rustdoc: title="expr.match.guard"): no words
+    m = guard_markup._TAG.search('<a title="expr.match.guard" data-path="std::ops::Add" data-file="index.html">')
+    assert guard_markup.words(m) == ""
+    m = guard_markup._TAG.search('<meta name="relevance" content="3.0">')
+    assert guard_markup.words(m) == " relevance, 3.0. "
 
 
 def test_look_alike_names_and_full_width_tags_read_as_the_plain_tag():

@@ -30,6 +30,9 @@ _MARKS = re.compile(r"<!--|-->")
 _ATTR = re.compile(r"""([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>`]+)))?""")
 # an address: one word with a slash, or one word starting like a URL, an anchor or a query
 _URL = re.compile(r"\s*(?:[^\s/]*/|[a-z][a-z0-9+.-]{1,10}:|#|\?)\S*\s*$", re.I)
+# an identifier: one word of dotted or path parts with a letter ("expr.match.guard", "std::ops::Add",
+# "index.html"), which names a thing in the page's code rather than saying anything to a reader
+_IDENT = re.compile(r"\s*(?=[^\s]*[a-zA-Z])[\w-]+(?:(?:\.|::)[\w-]+)+\s*$")
 # attributes whose values are addresses, style, identifiers, sizes, code or switches: no words for a judge
 DROP = frozenset("""
     class style id href src srcset sizes action formaction cite poster background codebase longdesc usemap
@@ -47,6 +50,10 @@ DROP = frozenset("""
     aria-valuenow data-toggle data-target data-bs-toggle data-bs-target data-src data-href data-url
     data-srcset data-id slot is key ref nowrap compact noshade
 """.split())
+# the attributes of DROP that most tags have, cut out of a tag before words() reads the rest
+_COMMON = re.compile(r"""\s(?:class|style|id|href|src|rel|target|type|role|tabindex|width|height|lang|dir"""
+                     r"""|aria-hidden|aria-expanded|aria-controls|aria-labelledby|data-toggle|data-target)"""
+                     r"""\s*=\s*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'<>`=]+)""", re.I)
 # attributes whose value is the text itself: shown without their name
 PLAIN = frozenset("alt title content value placeholder label summary name property itemprop "
                   "aria-label aria-description aria-valuetext aria-placeholder aria-roledescription".split())
@@ -81,11 +88,14 @@ def words(tag: re.Match) -> str:
     that can carry words, ``name: value`` (the value alone for ``alt``, ``title``, ``content``
     and the like; ``data-``/``aria-`` left off the name); empty when nothing is left. Names are
     written as the document has them (folding reads look-alike letters as Latin ones)."""
+    attributes = _COMMON.sub("", tag.group(2))  # in C: most tags keep no attribute after it
+    if not attributes.strip(" \t\n/"):
+        return ""
     items = []
-    for m in _ATTR.finditer(tag.group(2)):
+    for m in _ATTR.finditer(attributes):
         raw, name = m.group(1), _name(m.group(1))
         value = next((v for v in m.group(2, 3, 4) if v is not None), "").strip()
-        if name in DROP or name.startswith(("on", "xmlns")) or (value and _URL.match(value)):
+        if name in DROP or name.startswith(("on", "xmlns")) or (value and (_URL.match(value) or _IDENT.match(value))):
             continue
         short = raw[5:] if name.startswith(("data-", "aria-")) else raw
         items.append(value if name in PLAIN else f"{short}: {value}" if value else short)
@@ -121,7 +131,7 @@ def _unmarked(doc: str) -> tuple[str, list[int]]:
 
 def rendered(doc: str, gate: Callable[[str], bool], fold: Callable[[str], str]) -> Optional[Rendered]:
     """The tags of ``doc`` whose words may matter (``gate`` of their folded words), or None when
-    no tag's do. A page without such words costs two regular expressions and one fold."""
+    no tag's do. The rendered tags are found in ``doc`` itself, so that places map back."""
     if ("<" not in doc or "=" not in doc) and "＜" not in doc:
         return None
     if "＜" in doc:
