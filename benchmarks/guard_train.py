@@ -296,7 +296,7 @@ def main() -> None:
     for lang in langs:
         neg_short += [intl.hard_negative(lang, rng) for _ in range(600)]
     if a.more:
-        neg_short += [press.english_negative(rng) for _ in range(1000)]
+        neg_short += [press.english_negative(rng) for _ in range(2000)]
     catalogues = catalogue_strings(rng, 3000) if a.catalogues else {}
     if a.catalogues:
         catalogues |= catalogue_strings(random.Random(f"{a.seed}:extra"), 3000, EXTRA_LOCALES, english=False)
