@@ -1,6 +1,6 @@
 """Train the guard's embedding stage and write ``src/qrelkit/judging/guard_semantic.json`` (issue 44).
 
-    python benchmarks/guard_semantic_train.py [--low 300] [--per-doc 1] [--sentence 1] [--sentence-low 450]
+    python benchmarks/guard_semantic_train.py [--low 300] [--per-doc 1] [--sentence 1] [--sentence-low 400]
                                               [--unknown 0.8] [--recipe recommended|grammar|full] [--c 0.3]
                                               [--catalogues 150] [--text folded|original] [--seed 0]
                                               [--cache /tmp/e5run_cache] [--data ../shared/data] [--out FILE]
@@ -85,7 +85,7 @@ def main() -> None:
     ap.add_argument("--low", type=int, default=300, help="n-gram score units below its threshold that reach e5")
     ap.add_argument("--per-doc", type=int, default=1, help="best n-gram windows per document view sent to e5")
     ap.add_argument("--sentence", type=int, choices=(0, 1), default=1, help="1: each window narrowed to its best sentence")
-    ap.add_argument("--sentence-low", type=int, default=450,
+    ap.add_argument("--sentence-low", type=int, default=400,
                     help="also send each view's best sentence within this many n-gram score units (0: none)")
     ap.add_argument("--unknown", type=float, default=0.8,
                     help="share of unknown words that sends a sentence to e5 (above 1: never)")

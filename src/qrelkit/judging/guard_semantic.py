@@ -192,7 +192,9 @@ def candidates(view: str, vi: int = 0, model: Optional[SemanticModel] = None,
     that reach the n-gram threshold minus ``low`` (ties: the earlier, then the shorter), each
     narrowed to its best-scoring sentence when ``sentence`` (e5's time grows with the tokens it
     reads); the best-scoring single sentence (the earlier of equals) when it reaches the threshold
-    minus ``sentence_low`` (not 0); and the sentence with the most unknown words when at least ``unknown`` of its tokens
+    minus ``sentence_low`` (not 0) and the view has more than one sentence (a window of the
+    passage's own sentences can outscore an instruction's sentence; a lone sentence is its own
+    best window, left to ``low``); and the sentence with the most unknown words when at least ``unknown`` of its tokens
     are and it has a letter outside ASCII after folding (Thai, Ukrainian: a script or language the
     classifier cannot read; an English sentence of unknown words is a name or a list, and 282 of
     the 288 such sentences of DL 2019 were)."""
@@ -207,7 +209,7 @@ def candidates(view: str, vi: int = 0, model: Optional[SemanticModel] = None,
     if model.sentence:
         spans = [max(((a, b) for a, b in units if s <= a and b <= e), key=lambda u: (alone[u], -u[0]))
                  for s, e in spans]
-    if model.sentence_low:
+    if model.sentence_low and len(units) > 1:  # one sentence is its own best window: `low` decides
         near = [u for u in units if alone.get(u, -math.inf) >= ngram.threshold - model.sentence_low]
         spans += [max(near, key=lambda u: (alone[u], -u[0]))] if near else []
     picked = list(dict.fromkeys(spans))
