@@ -202,6 +202,8 @@ def test_the_best_sentence_near_the_threshold_goes_to_e5_beside_the_best_window(
     assert [(c.start, c.end) for c in gs.candidates(view, 0, m)] == [best]
     assert gs.candidates(view, 0, dataclasses.replace(m, sentence_low=m.sentence_low - 1)) == []
     assert gs.candidates(view, 0, dataclasses.replace(m, sentence_low=0)) == []
+    # a one-sentence document is its own best window: left to `low`
+    assert gs.candidates(fold(ORDINARY[1]), 0, dataclasses.replace(m, sentence_low=10**9)) == []
 
 
 def test_a_model_with_an_unknown_text_mode_or_a_fractional_sentence_low_is_refused():
