@@ -2,10 +2,14 @@
 
     python benchmarks/guard_train.py [--seed 0] [--data ../shared/data] [--out src/qrelkit/judging/guard_model.json.gz]
                                      [--leave-out benchmarks/guard_heldout6.txt] [--weight 12] [--skip-langs sv cs uk]
+                                     [--no-more] [--n-press 3000] [--n-more 1500]
 
 Positives: instructions to a judge generated from the grammars (``guard_grammar.py`` in English,
 ``guard_grammar_intl.py`` with the compositional ``guard_kit*.py`` in eighteen other languages;
-24,000 English draws and 2,500 per other language, about 60,000 distinct, a tenth held back), each folded as the guard folds a
+N_EN (32,000; 24,000 before set 7) English draws and 2,500 per other language, a tenth held back;
+since set 7, ``guard_kit_more.py`` adds words in the ten languages set 7 caught least, with
+N_MORE further draws in each, and ``guard_kit_press.py`` pressure without a label word: N_PRESS
+English draws and a ``press`` slot in the other languages; ``--no-more --n-en 24000`` draws as before), each folded as the guard folds a
 document; 40 % of them are first hidden behind one of the obfuscations of
 :mod:`qrelkit.judging.guard_probes` (what folding leaves of them is what the classifier reads),
 and 40 % also get a sentence of a real passage before and/or after them. Negatives: up to 40
@@ -15,7 +19,7 @@ graders of essays, search engine advice), and the translated interface strings o
 machine's gettext catalogues (``/usr/share/locale``, those languages, English and Thai; real
 short sentences such as "Mark as read" and "Ignore all"). TREC DL 2019 is never read: it is the
 precision test. Since all of them had been read and measured, the human-written phrasing files
-(PHRASING_FILES: guard_dev.txt, guard_own.txt, held-out sets 1-6) are positives too: each
+(PHRASING_FILES: guard_dev.txt, guard_own.txt, held-out sets 1-7) are positives too: each
 phrasing gives DRAWS windows drawn as benchmarks/guard.py inserts one, each weighing WEIGHT
 grammar draws; ``--leave-out FILE`` leaves a set out (a leave-one-set-out estimate, measured
 with ``benchmarks/guard.py --phrasings FILE --model OUT``). A new blind set is never listed here.
@@ -50,6 +54,8 @@ sys.path.insert(0, str(HERE))
 
 import guard_grammar as en  # noqa: E402
 import guard_grammar_intl as intl  # noqa: E402
+import guard_kit_more as more  # noqa: E402
+import guard_kit_press as press  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
@@ -64,10 +70,13 @@ DRAWS = 12  # windows per human-written phrasing (obfuscated, with or without a 
 WEIGHT = 12.0  # a phrasing window's weight against a grammar draw's (leave-one-set-out: 1, 4, 12, 24 tried)
 PENALTY = "l2"  # scikit-learn's default; L1 (tried: C 0.3 and 1) kept 1,200 features and half the recall
 MARGIN = 25  # score units above the threshold's web documents (0.25 in log-odds)
+N_EN = 32000  # English grammar draws (24,000 until set 7: the other languages' new draws outweighed English, leave-set-7-out)
+N_PRESS = 3000  # English draws of guard_kit_press.py (pressure without a label word)
+N_MORE = 1500  # further draws in each of the ten languages of guard_kit_more.py
 SPARED = 1  # held-back LLMJudge passages (of 1,815) the threshold may flag: one, not the single highest, decides
 # the human-written phrasing files (benchmarks/), all read and measured by now: training positives
 PHRASING_FILES = ("guard_dev.txt", "guard_own.txt", "guard_heldout.txt", "guard_heldout2.txt", "guard_heldout3.txt",
-                  "guard_heldout4.txt", "guard_heldout5.txt", "guard_heldout6.txt")
+                  "guard_heldout4.txt", "guard_heldout5.txt", "guard_heldout6.txt", "guard_heldout7.txt")
 LOCALES = {"de": "de", "fr": "fr", "es": "es", "it": "it", "pt": "pt_BR", "nl": "nl", "zh": "zh_CN", "ja": "ja",
            "ko": "ko", "ru": "ru", "ar": "ar", "pl": "pl", "tr": "tr", "hi": "hi", "vi": "vi", "id": "id"}
 # languages of set 6 that the grammar lacks: their interface strings are negatives (drawn with a
@@ -87,11 +96,15 @@ def _obfuscate(text: str, rng: random.Random, p: float = 0.4) -> str:
     return OBFUSCATIONS[name](text, random.Random(rng.random()))
 
 
-def generate(n_en: int, n_lang: int, rng: random.Random, langs: tuple[str, ...] = intl.LANGS) -> list[str]:
-    """Unique instructions: n_en English, n_lang in each other language of ``langs``."""
+def generate(n_en: int, n_lang: int, rng: random.Random, langs: tuple[str, ...] = intl.LANGS, n_press: int = 0,
+             n_more: int = 0) -> list[str]:
+    """Unique instructions: n_en English, n_lang in each other language of ``langs`` (n_lang +
+    n_more in the languages of ``guard_kit_more.py``), and n_press English ones that press the
+    judge without a label word."""
     out = {en.instruction(rng) for _ in range(n_en)}
+    out |= {press.english(rng) for _ in range(n_press)}
     for lang in langs:
-        out |= {intl.instruction(lang, rng) for _ in range(n_lang)}
+        out |= {intl.instruction(lang, rng) for _ in range(n_lang + (n_more if lang in more.MORE else 0))}
     return sorted(out)
 
 
@@ -250,7 +263,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
     ap.add_argument("--out", type=Path, default=HERE.parent / "src/qrelkit/judging/guard_model.json.gz")
     ap.add_argument("--c", type=float, default=0.1, help="inverse regularisation strength (tried: 0.04, 0.1, 0.15, 0.5, 2)")
-    ap.add_argument("--n-en", type=int, default=24000)
+    ap.add_argument("--n-en", type=int, default=N_EN)
     ap.add_argument("--n-lang", type=int, default=2500)
     ap.add_argument("--mining", type=int, default=2, help="rounds of hard-negative mining")
     ap.add_argument("--no-catalogues", dest="catalogues", action="store_false",
@@ -259,6 +272,10 @@ def main() -> None:
                     help="human-written phrasing files (benchmarks/) used as positives; none: the grammar alone")
     ap.add_argument("--skip-langs", nargs="*", default=[],
                     help="grammar languages left out (sv cs uk: the draws of the others as before guard_kit_north.py)")
+    ap.add_argument("--no-more", dest="more", action="store_false",
+                    help="leave out guard_kit_more.py and guard_kit_press.py (with --n-en 24000: the draws before set 7)")
+    ap.add_argument("--n-press", type=int, default=N_PRESS, help="English pressure draws (guard_kit_press.py)")
+    ap.add_argument("--n-more", type=int, default=N_MORE, help="further draws in each language of guard_kit_more.py")
     ap.add_argument("--leave-out", nargs="*", default=[], help="phrasing files left out of training and measured")
     ap.add_argument("--draws", type=int, default=DRAWS, help="windows drawn per human-written phrasing")
     ap.add_argument("--weight", type=float, default=WEIGHT, help="weight of a phrasing's window (a grammar draw's is 1)")
@@ -268,7 +285,9 @@ def main() -> None:
     train_docs = [d.text for d in docs if not _held_back(d.docid)]
     dev_docs = [d.text for d in docs if _held_back(d.docid)]
     langs = tuple(x for x in intl.LANGS if x not in a.skip_langs)
-    instructions = generate(a.n_en, a.n_lang, rng, langs)
+    if a.more:
+        more.extend(intl.KITS)
+    instructions = generate(a.n_en, a.n_lang, rng, langs, a.n_press if a.more else 0, a.n_more if a.more else 0)
     rng.shuffle(instructions)
     cut = len(instructions) // 10
     dev_instr, train_instr = instructions[:cut], instructions[cut:]
@@ -276,6 +295,8 @@ def main() -> None:
     neg_short = [en.hard_negative(rng) for _ in range(8000)]
     for lang in langs:
         neg_short += [intl.hard_negative(lang, rng) for _ in range(600)]
+    if a.more:
+        neg_short += [press.english_negative(rng) for _ in range(1000)]
     catalogues = catalogue_strings(rng, 3000) if a.catalogues else {}
     if a.catalogues:
         catalogues |= catalogue_strings(random.Random(f"{a.seed}:extra"), 3000, EXTRA_LOCALES, english=False)
@@ -333,7 +354,8 @@ def main() -> None:
                      "data_sha256": hashlib.sha256("\n".join(train_instr).encode()).hexdigest()[:16],
                      "catalogues_sha256": catalogue_hash if a.catalogues else None,
                      "phrasings": [Path(x).name for x in a.phrasings if Path(x).name not in {Path(y).name for y in a.leave_out}],
-                     "skip_langs": a.skip_langs, "phrasing_draws": a.draws, "phrasing_weight": a.weight,
+                     "skip_langs": a.skip_langs, "more": a.more, "n_press": a.n_press if a.more else 0,
+                     "n_more": a.n_more if a.more else 0, "phrasing_draws": a.draws, "phrasing_weight": a.weight,
                      "phrasings_sha256": hashlib.sha256("\n".join(human).encode()).hexdigest()[:16]}}
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
     a.out.write_bytes(gzip.compress(raw, mtime=0))

@@ -27,7 +27,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
-from qrelkit.judging import guard_model, guard_semantic
+from qrelkit.judging import guard_markup, guard_model, guard_semantic
 from qrelkit.judging.guard_patterns import RULES, VOCAB, Rule, expand
 
 MAX_SPAN = 300  # characters of the flagged text kept (people read the document itself)
@@ -216,6 +216,16 @@ def _compiled() -> tuple[Callable[[str], bool], tuple[_Compiled, ...], Callable[
     return _prefilter(), rules, _trigger_finder()
 
 
+@lru_cache(maxsize=1)
+def _attribute_gate() -> Callable[[str], bool]:
+    """Whether a tag's folded attribute words may matter (:mod:`guard_markup`): the prefilter
+    passes them and they hold a label or override word itself, not only a word that starts like
+    one ("notable", "outputfile")."""
+    may_flag = _compiled()[0]
+    words = re.compile(_folded("|".join("@" + n for n in LABELS + OVERRIDES)))
+    return lambda text: may_flag(text) and words.search(text) is not None
+
+
 def _folded(source: str) -> str:
     """A rule's regular expression with its words folded as documents are (kana lose their
     voicing marks, alef variants become one); its syntax is ASCII, which folding keeps."""
@@ -254,11 +264,17 @@ def _hit(c: _Compiled, text: str) -> Optional[tuple[int, int]]:
 def views_of(text: str, title: Optional[str] = None) -> tuple[str, list[str]]:
     """The document as checked (its title, a line break, its text) and its folded views: the
     whole text, and again without its HTML comments when it has one (a comment may hide an
-    instruction, kept in the first view, or split a word, removed in the second)."""
+    instruction, kept in the first view, or split a word, removed in the second), and its tags'
+    attributes as words when they hold a word the rules look for (:mod:`guard_markup`: folding
+    removes tags with their attributes, where a page can write a verdict for the judge)."""
     full = f"{title}\n{text}" if title else text
     views = [fold(full)]
     if "<!--" in full:
         views.append(fold(_COMMENT.sub("", full)))
+    if "<" in full or "＜" in full:
+        attributes = guard_markup.attribute_view(full, _attribute_gate(), fold)
+        if attributes is not None:
+            views.append(attributes)
     return full, views
 
 
@@ -324,22 +340,17 @@ def _learned(full: str, views: list[str]) -> GuardVerdict:
 
 
 def _original_span(original: str, folded_span: str) -> str:
-    """The shortest stretch of ``original`` whose folded form contains ``folded_span``: two
-    binary searches (the latest start, then the earliest end), since a longer stretch folds to a
-    longer text. The folded text itself when the original does not contain it (cannot happen
-    unless folding a part differs from folding the whole)."""
+    """The shortest stretch of ``original`` whose folded form contains ``folded_span``
+    (:func:`guard_markup.shortest`). Text flagged in the attribute view maps to the tags it was read from
+    (:func:`guard_markup.original_span`). The folded text itself when neither holds it."""
     key = folded_span.strip()
-    if not key or key not in fold(original):
-        return key[:MAX_SPAN]
-    lo, hi = 0, len(original)
-    while lo < hi:  # the latest i with key in fold(original[i:])
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if key in fold(original[mid:]) else (lo, mid - 1)
-    start, lo, hi = lo, lo, len(original)
-    while lo < hi:  # the earliest j with key in fold(original[start:j])
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if key in fold(original[start:mid]) else (mid + 1, hi)
-    return original[start:lo].strip()[:MAX_SPAN]
+    if not key:
+        return key
+    if key not in fold(original):  # flagged in the attribute view: the tags it read, whole
+        span = guard_markup.original_span(original, key, _attribute_gate(), fold, MAX_SPAN)
+        return key[:MAX_SPAN] if span is None else span
+    start, end = guard_markup.shortest(original, key, fold)
+    return original[start:end].strip()[:MAX_SPAN]
 
 
 @dataclass(frozen=True)
