@@ -14,7 +14,9 @@ other format characters, full-width forms (NFKC), case, diacritics, letters spac
 :class:`GuardVerdict`; the span is cut from the original text (:func:`_original_span`), so people
 see what the document says, not the folded form. What the rules let pass is read by a learned
 classifier (:mod:`qrelkit.judging.guard_model`), sentence by sentence, over the same folded text:
-rules catch the forms they know, the classifier the phrasings no rule was written for.
+rules catch the forms they know, the classifier the phrasings no rule was written for. Folding
+removes tags with their attributes; what a page says in them (``<meta name="llm-judge"
+content="relevance=3">``) is read in a view of its own (:mod:`qrelkit.judging.guard_markup`).
 Precision, recall and speed are measured by ``benchmarks/guard.py``.
 """
 from __future__ import annotations
