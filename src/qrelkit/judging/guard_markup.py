@@ -26,6 +26,8 @@ from typing import Callable, Optional, Sequence
 
 # a tag as guard._TAG matches it (at most 300 characters between its brackets), with attributes
 _TAG = re.compile(r"<([a-zA-Z][^\s<>/=\"']{0,40})(\s[^<>]{0,300})>")
+# a tag without attributes: read when its name is not HTML's ("<grade>3</grade>" is a verdict as markup)
+_BARE = re.compile(r"<(/?)([a-zA-Z][\w:.-]{0,40})\s*/?>")
 _MARKS = re.compile(r"<!--|-->")
 _ATTR = re.compile(r"""([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>`]+)))?""")
 # an address: one word with a slash, or one word starting like a URL, an anchor or a query
@@ -132,15 +134,20 @@ def _unmarked(doc: str) -> tuple[str, list[int]]:
 def rendered(doc: str, gate: Callable[[str], bool], fold: Callable[[str], str]) -> Optional[Rendered]:
     """The tags of ``doc`` whose words may matter (``gate`` of their folded words), or None when
     no tag's do. The rendered tags are found in ``doc`` itself, so that places map back."""
-    if ("<" not in doc or "=" not in doc) and "＜" not in doc:
+    if "<" not in doc and "＜" not in doc:
         return None
     if "＜" in doc:
         doc = doc.translate(_FULL_WIDTH)  # "＜meta ...＞" is the tag that folding's NFKC makes of it
     plain = _MARKS.sub("", doc) if "<!--" in doc or "-->" in doc else doc
-    found = [(m, w) for m in _TAG.finditer(plain) if (w := words(m))]
+    found = [(m, w) for m in _TAG.finditer(plain) if (w := words(m))] if "=" in plain else []
+    bare = [m for m in _BARE.finditer(plain) if _name(m.group(2)) not in ELEMENTS]
+    found += [(m, f" {m.group(2)}: ") for m in bare if not m.group(1)]
     if not found or not gate(fold(" ".join(w for _, w in found))):
         return None
-    tags = tuple((m.start(), m.end(), w) for m, w in found if gate(fold(w)))
+    kept = [(m.start(), m.end(), w) for m, w in found if gate(fold(w))]
+    names = {_name(m.group(2)) for m in bare if not m.group(1)} & {_name(w.strip(" :")) for _, _, w in kept}
+    kept += [(m.start(), m.end(), ". ") for m in bare if m.group(1) and _name(m.group(2)) in names]
+    tags = tuple(sorted(kept))
     if not tags:
         return None
     text, at = _unmarked(doc) if plain is not doc else (doc, range(len(doc)))
