@@ -36,12 +36,23 @@ MAX_SPAN = 300  # characters of the flagged text kept (people read the document 
 
 # every nonspacing mark (accents, Arabic vowel signs, Japanese voicing marks) and format character
 # (zero-width space and joiners, soft hyphen, bidi controls, BOM): removed by one str.translate
-@lru_cache(maxsize=1)
-def _drop() -> dict[int, None]:
+# (``marks=False``: the format characters alone, what fold(keep_marks=True) removes)
+@lru_cache(maxsize=2)
+def _drop(marks: bool = True) -> dict[int, None]:
+    categories = ("Mn", "Cf") if marks else ("Cf",)
     table: dict[int, None] = {cp: None for cp in range(sys.maxunicode + 1)
-                              if unicodedata.category(chr(cp)) in ("Mn", "Cf")}
+                              if unicodedata.category(chr(cp)) in categories}
     table[ord("ـ")] = None  # Arabic tatweel, the letter-stretching dash
     return table
+
+
+@lru_cache(maxsize=1)
+def _spaced_with_marks() -> re.Pattern:
+    """The letters-spaced-apart pattern with a letter's combining marks part of it (for
+    fold(keep_marks=True)): a Hindi word's last consonant after a vowel sign is not a letter standing alone."""
+    marks = "".join(re.escape(chr(cp)) for cp in range(sys.maxunicode + 1)
+                    if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me"))
+    return re.compile(f"(?:(?<![\\w{marks}])\\w[{marks}]*[ .\\-·_*|]){{1,}}\\w[{marks}]*(?![\\w{marks}])")
 
 
 _SAME = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ى": "ي", "ß": "ss", "’": "'", "ʼ": "'", "`": "'"})
@@ -87,17 +98,20 @@ def _unconfuse(text: str) -> str:
     return "".join(out) + text[last:]
 
 
-def fold(text: str) -> str:
+def fold(text: str, keep_marks: bool = False) -> str:
     """The text as the rules read it (see the module docstring). Markup is removed, so words
-    that a tag separated join ("ig<b></b>nore" -> "ignore"); the rules' separators allow that."""
+    that a tag separated join ("ig<b></b>nore" -> "ignore"); the rules' separators allow that.
+    ``keep_marks`` keeps nonspacing marks (Thai vowel signs, Hindi matras, tones, accents), which
+    the rules drop: what the embedding stage reads in its ``original`` mode."""
     if "<" in text or "&" in text:
         text = _TAG.sub("", _COMMENT_MARKS.sub("", text))
     text = unicodedata.normalize("NFKC", text).casefold().translate(_SAME)
     if not text.isascii():
-        text = unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).translate(_drop()))
+        text = (text.translate(_drop(marks=False)) if keep_marks
+                else unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).translate(_drop())))
         if _LOOKS_LATIN.search(text):
             text = _unconfuse(text)
-    text = _SPACED.sub(lambda m: _SPACED_GAP.sub("", m.group(0)), text)  # before spaces collapse:
+    text = (_spaced_with_marks() if keep_marks else _SPACED).sub(lambda m: _SPACED_GAP.sub("", m.group(0)), text)  # before spaces collapse:
     return " ".join(text.split())  # two spaces between spaced-out words stay a word break
 
 

@@ -26,9 +26,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
-import sys
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -111,40 +108,12 @@ def from_dict(data: Any) -> SemanticModel:
 
 
 def light(text: str) -> str:
-    """A text as e5 reads it in the ``original`` mode: :func:`qrelkit.judging.guard.fold` without
-    its step that drops nonspacing marks, so Thai vowel signs, Hindi matras, Vietnamese tones and
-    the accents of Polish, Turkish or Swedish stay (folded, "ผู้ประเมิน" becomes "ผประเมน"): markup,
-    zero-width and other format characters removed, NFKC, case folded, look-alike letters made
-    Latin, letters spaced apart joined."""
+    """A text as e5 reads it in the ``original`` mode: :func:`qrelkit.judging.guard.fold` keeping
+    nonspacing marks, so Thai vowel signs, Hindi matras, Vietnamese tones and the accents of Polish,
+    Turkish or Swedish stay (folded, "ผู้ประเมิน" becomes "ผประเมน")."""
     from qrelkit.judging import guard  # guard imports this module
 
-    if "<" in text or "&" in text:
-        text = guard._TAG.sub("", guard._COMMENT_MARKS.sub("", text))
-    text = unicodedata.normalize("NFKC", text).casefold().translate(guard._SAME)
-    if not text.isascii():
-        text = text.translate(_format_chars())
-        if guard._LOOKS_LATIN.search(text):
-            text = guard._unconfuse(text)
-    text = _spaced().sub(lambda m: guard._SPACED_GAP.sub("", m.group(0)), text)
-    return " ".join(text.split())
-
-
-@lru_cache(maxsize=1)
-def _spaced() -> "re.Pattern[str]":
-    """guard's letters-spaced-apart pattern ("i g n o r e") with a letter's combining marks part of
-    it: a Hindi word's last consonant after a vowel sign is not a letter standing alone."""
-    marks = "".join(re.escape(chr(cp)) for cp in range(sys.maxunicode + 1)
-                    if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me"))
-    return re.compile(f"(?:(?<![\\w{marks}])\\w[{marks}]*[ .\\-·_*|]){{1,}}\\w[{marks}]*(?![\\w{marks}])")
-
-
-@lru_cache(maxsize=1)
-def _format_chars() -> dict[int, None]:
-    """Zero-width characters, joiners, bidi controls, soft hyphens (Unicode category Cf) and the
-    Arabic tatweel: what :func:`light` removes of what folding drops."""
-    table: dict[int, None] = {cp: None for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)) == "Cf"}
-    table[ord("ـ")] = None
-    return table
+    return guard.fold(text, keep_marks=True)
 
 
 def e5_text(original: str, folded_window: str, mode: str) -> str:
