@@ -318,7 +318,9 @@ def check_many(docs: Sequence[tuple[str, Optional[str]]], *, learned: bool = Tru
         if not v.flagged and learned and semantic:
             later.append((len(out) - 1, full, views))
     if later:
-        found = guard_semantic.flagged([views for _, _, views in later])
+        # the documents' texts too: a model that reads the original text (``"text": "original"``) embeds
+        # the window as the document has it, with the marks folding drops (Thai vowels, Hindi matras)
+        found = guard_semantic.flagged([views for _, _, views in later], originals=[full for _, full, _ in later])
         for (i, full, views), c in zip(later, found):
             if c is not None:
                 span = _original_span(full, views[c.view][c.start:c.end])
@@ -366,7 +368,16 @@ def _original_span(original: str, folded_span: str) -> str:
         span = guard_markup.original_span(original, key, _attribute_gate(), fold, MAX_SPAN)
         return key[:MAX_SPAN] if span is None else span
     start, end = guard_markup.shortest(original, key, fold)
-    return original[start:end].strip()[:MAX_SPAN]
+    return original[start:through_marks(original, end)].strip()[:MAX_SPAN]
+
+
+def through_marks(text: str, end: int) -> int:
+    """``end`` moved past the marks that follow it (Thai tone marks, Hindi vowel signs, format
+    characters): folding drops them, so the shortest stretch that folds to a span ends before
+    them ("ให้" would be cut to "ให")."""
+    while end < len(text) and unicodedata.category(text[end]) in ("Mn", "Mc", "Me", "Cf"):
+        end += 1
+    return end
 
 
 @dataclass(frozen=True)

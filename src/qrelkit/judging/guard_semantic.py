@@ -119,12 +119,19 @@ def light(text: str) -> str:
 def e5_text(original: str, folded_window: str, mode: str) -> str:
     """What e5 reads for a window of a folded view: the window itself (``folded``), or the
     stretch of ``original`` (the text the view was folded from) it comes from, through
-    :func:`light` (``original``)."""
+    :func:`light` (``original``): the shortest stretch that folds to hold the window, not cut at
+    the guard's span length, and with the marks that follow its last letter (folding drops them, so
+    the shortest stretch would end before them: "ให้" would lose its tone mark). A window the whole
+    text does not fold to hold (the tag-attribute view, a word a comment split) is read folded."""
     if mode == "folded":
         return folded_window
-    from qrelkit.judging.guard import _original_span
+    from qrelkit.judging import guard, guard_markup  # guard imports this module
 
-    return light(_original_span(original, folded_window))
+    key = folded_window.strip()
+    if not key or key not in guard.fold(original):
+        return folded_window
+    start, end = guard_markup.shortest(original, key, guard.fold)
+    return light(original[start:guard.through_marks(original, end)])
 
 
 def unknown_share(text: str, ngram: Optional[guard_model.Model] = None) -> float:
@@ -239,8 +246,8 @@ def flagged(docs: Sequence[Sequence[str]], model: Optional[SemanticModel] = None
             originals: Optional[Sequence[str]] = None) -> list[Optional[Candidate]]:
     """For each document (its folded views, and in ``originals`` the text they were folded from),
     the window to flag, or None: the best candidate's probability must reach the threshold. Every
-    candidate of every document goes to e5 in one call. A window of a view without HTML comments
-    that the whole text does not fold to is read folded (:func:`e5_text`)."""
+    candidate of every document goes to e5 in one call. A window that the whole text does not fold
+    to hold (the tag-attribute view's) is read folded (:func:`e5_text`)."""
     model = model or load()
     texts = originals if originals is not None else [None] * len(docs)
     per = [[c for vi, view in enumerate(views) for c in candidates(view, vi, model, original)]
