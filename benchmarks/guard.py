@@ -1,7 +1,7 @@
 """The guard's precision, recall and speed on TREC DL 2019 (issue 44).
 
     python benchmarks/guard.py [--phrasings benchmarks/guard_heldout.txt] [--data ../shared/data/trec-dl-2019]
-                               [--seed 0] [--model MODEL.json.gz] [--show-misses] [--json]
+                               [--seed 0] [--model MODEL.json.gz] [--semantic E5.json] [--show-misses] [--json]
 
 Precision: the guard over the 10,818 untouched DL 2019 passages; every flagged one is listed
 (target: at most 0.2 %, 21 passages). Speed: seconds for that corpus. Recall: each phrasing of
@@ -15,7 +15,8 @@ alone (``check(rules=False, semantic=False)``). The whole guard is rules, then t
 classifier, then the embedding stage (:mod:`qrelkit.judging.guard_semantic`); each stage's share
 is the share of the insertions (and of the flagged passages) that it was the first to flag.
 ``--model`` reads the classifier from another model file (one ``benchmarks/guard_train.py --out``
-wrote) instead of the one the package ships; the rules are today's either way.
+wrote) instead of the one the package ships; the rules are today's either way. ``--semantic``
+reads the embedding stage's model from a file ``guard_semantic_train.py --out`` wrote.
 ``--show-misses`` prints the missed insertions: use it on the dev file only.
 """
 from __future__ import annotations
@@ -91,12 +92,16 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=Path("../shared/data/trec-dl-2019"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--model", type=Path, help="a classifier model file instead of the shipped one")
+    ap.add_argument("--semantic", type=Path, help="an embedding-stage model file instead of the shipped one")
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if a.model:
         model = guard_model.from_dict(json.loads(gzip.decompress(a.model.read_bytes())))
         guard_model.load = lambda: model  # the guard asks load() for its model at every check
+    if a.semantic:
+        e5 = guard_semantic.from_dict(json.loads(a.semantic.read_text(encoding="utf-8")))
+        guard_semantic.load = lambda: e5  # the stage asks load() for its model at every check
     corpus = a.data / "passages.jsonl"
     if not corpus.exists():
         sys.exit(f"{corpus}: not found (the TREC DL 2019 passages; see docs/reproducing.md)")
@@ -116,7 +121,7 @@ def main() -> None:
                           "flagged_by_semantic": sum(v.rule == guard_semantic.RULE for _, v in flagged),
                           "e5_windows": e5_windows,
                           "stages": {k: sum(r["stage"] == k for r in rows) / len(rows) for k in ("rules", *STAGES)},
-                          "model": str(a.model or "shipped"),
+                          "model": str(a.model or "shipped"), "semantic": str(a.semantic or "shipped"),
                           "phrasings": str(a.phrasings), "insertions": len(rows), "recall": hits / len(rows),
                           "recall_rules_alone": by_rules / len(rows),
                           "recall_classifier_alone": by_classifier / len(rows)}))

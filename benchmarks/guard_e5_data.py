@@ -31,7 +31,7 @@ What a recipe gives, in this order:
    best ones. These are the web text that lies closest to an instruction.
 
 Never read: TREC DL 2019 (the precision test) and the held-back quarter of LLMJudge dev (the
-e5 threshold's calibration). ``GRAMMAR_ONLY`` (``Recipe(sets=(), near_miss=False)``) is
+e5 threshold's calibration; quarter 0, or another one when the trainer cross-fits the threshold). ``GRAMMAR_ONLY`` (``Recipe(sets=(), near_miss=False)``) is
 ``guard_e5.training_set``; ``RECOMMENDED`` is what the leave-one-set-out evaluation chose.
 """
 from __future__ import annotations
@@ -97,9 +97,18 @@ def llmjudge(data: Path = DATA) -> tuple:
     return tuple(read_docs(Path(data) / "llmjudge-dev" / "passages.jsonl"))
 
 
-def training_docs(docs) -> list:
-    """Three quarters of LLMJudge dev, by CRC-32 of the docid (the fourth sets the threshold)."""
-    return [d for d in docs if zlib.crc32(d.docid.encode()) % 4]
+FOLDS = 4  # LLMJudge dev's quarters, by CRC-32 of the docid
+
+
+def quarter(docid: str) -> int:
+    """Which quarter of LLMJudge dev a passage is in (0-3, by CRC-32 of its docid)."""
+    return zlib.crc32(docid.encode()) % FOLDS
+
+
+def training_docs(docs, heldback: int = 0) -> list:
+    """Three quarters of LLMJudge dev: all but quarter ``heldback``, which calibrates the threshold
+    (quarter 0 for the shipped model; the others when the trainer cross-fits)."""
+    return [d for d in docs if quarter(d.docid) != heldback]
 
 
 def candidate_windows(folded: str, low: int) -> list[tuple[int, str]]:
@@ -107,8 +116,8 @@ def candidate_windows(folded: str, low: int) -> list[tuple[int, str]]:
     return [(h.score, folded[h.start:h.end]) for h in gm.hits(folded) if h.score >= low]
 
 
-def grammar_part(llmj, low: int, r: Recipe, rng: random.Random,
-                 mode: str = "folded") -> tuple[list[str], list[int], list[str]]:
+def grammar_part(llmj, low: int, r: Recipe, rng: random.Random, mode: str = "folded",
+                 heldback: int = 0) -> tuple[list[str], list[int], list[str]]:
     """The grammar part (module docstring, 1), with each text's group; ``guard_e5.training_set``
     is this without the groups. ``mode`` ``original``: each text as the e5 stage reads a window
     in that mode (:func:`qrelkit.judging.guard_semantic.e5_text`), the draws unchanged."""
@@ -125,7 +134,7 @@ def grammar_part(llmj, low: int, r: Recipe, rng: random.Random,
     hard = [norm(en.hard_negative(rng)) for _ in range(r.pos_en // 3)]
     hard += [norm(intl.hard_negative(lang, rng)) for lang in intl.LANGS for _ in range(r.pos_lang // 3)]
     windows = []
-    for d in training_docs(llmj)[: r.neg_docs]:
+    for d in training_docs(llmj, heldback)[: r.neg_docs]:
         v = fold(d.text)
         hs = list(gm.hits(v))
         top = sorted((h for h in hs if h.score >= low), key=lambda h: -h.score)[:5]
@@ -152,9 +161,10 @@ def phrasing_views(text: str, passages: list[str], low: int, windows_per: int, r
     return list(dict.fromkeys(t for t in out if t.strip()))
 
 
-def human_part(llmj, low: int, r: Recipe, seed: int, exclude: frozenset[str]) -> tuple[list[str], list[str]]:
+def human_part(llmj, low: int, r: Recipe, seed: int, exclude: frozenset[str],
+               heldback: int = 0) -> tuple[list[str], list[str]]:
     """Positives from the human-written phrasing files, each text with its file's name."""
-    passages = [d.text for d in training_docs(llmj)]
+    passages = [d.text for d in training_docs(llmj, heldback)]
     texts, groups = [], []
     for name in r.sets:
         name = set_file(name)
@@ -167,33 +177,35 @@ def human_part(llmj, low: int, r: Recipe, seed: int, exclude: frozenset[str]) ->
     return texts, groups
 
 
-def near_misses(llmj, threshold: int, r: Recipe, mode: str = "folded") -> list[str]:
+def near_misses(llmj, threshold: int, r: Recipe, mode: str = "folded", heldback: int = 0) -> list[str]:
     """The best windows (score >= threshold - near_low) of the training passages the grammar
     part did not read."""
     out = []
-    for d in training_docs(llmj)[r.neg_docs:]:
+    for d in training_docs(llmj, heldback)[r.neg_docs:]:
         ws = sorted(candidate_windows(fold(d.text), threshold - r.near_low), key=lambda sw: -sw[0])
         out += [e5_text(d.text, w, mode) for _, w in ws[: r.near_cap]]
     return out
 
 
 def training_texts(seed: int = 0, exclude: frozenset[str] | set[str] = frozenset(), recipe: Recipe = Recipe(),
-                   data: Path = DATA, mode: str = "folded") -> tuple[list[str], list[int], list[str]]:
+                   data: Path = DATA, mode: str = "folded",
+                   heldback: int = 0) -> tuple[list[str], list[int], list[str]]:
     """``(texts, labels, groups)``: folded texts, 1 for an instruction, and each text's source.
     ``exclude`` names sets (short or file names) whose phrasings are left out. ``mode``
     ``original``: the texts as the e5 stage reads them in that mode (the grammar part and the near
-    misses; the human phrasings are folded only)."""
+    misses; the human phrasings are folded only). ``heldback``: the quarter of LLMJudge dev left out
+    (:func:`training_docs`)."""
     if mode != "folded" and recipe.sets:
         raise ValueError("the human phrasings are built folded only: a recipe in the original mode has sets=()")
     llmj = llmjudge(Path(data))
     threshold = gm.load().threshold
     low = threshold - recipe.low
     exclude = frozenset(set_file(n) for n in exclude)
-    texts, labels, groups = grammar_part(llmj, low, recipe, random.Random(seed), mode)
-    human, hgroups = human_part(llmj, low, recipe, seed, exclude)
+    texts, labels, groups = grammar_part(llmj, low, recipe, random.Random(seed), mode, heldback)
+    human, hgroups = human_part(llmj, low, recipe, seed, exclude, heldback)
     texts, labels, groups = texts + human, labels + [1] * len(human), groups + hgroups
     if recipe.near_miss:
-        near = near_misses(llmj, threshold, recipe, mode)
+        near = near_misses(llmj, threshold, recipe, mode, heldback)
         texts, labels, groups = texts + near, labels + [0] * len(near), groups + [NEAR] * len(near)
     return texts, labels, groups
 
