@@ -2,7 +2,7 @@
 
     python benchmarks/guard_train.py [--seed 0] [--data ../shared/data] [--out src/qrelkit/judging/guard_model.json.gz]
                                      [--leave-out benchmarks/guard_heldout6.txt] [--weight 12] [--skip-langs sv cs uk]
-                                     [--no-more] [--n-press 3000] [--n-more 1500] [--no-broad] [--n-broad 600]
+                                     [--no-more] [--n-press 3000] [--n-more 1500] [--no-broad] [--n-broad 600] [--broad-weight 4] [--margin 25]
 
 Positives: instructions to a judge generated from the grammars (``guard_grammar.py`` in English,
 ``guard_grammar_intl.py`` with the compositional ``guard_kit*.py`` in eighteen other languages;
@@ -260,7 +260,7 @@ def train(pos: list[list[list[str]]], neg: list[list[list[str]]], c: float,
     return weights, int(round(float(clf.intercept_[0]) * SCALE))
 
 
-def threshold(doc_scores: list[int], short_scores: np.ndarray) -> int:
+def threshold(doc_scores: list[int], short_scores: np.ndarray, margin: int = MARGIN) -> int:
     """The lowest score that flags at most SPARED held-back web documents (one of 1,815, 0.055 %)
     and at most 0.5 % of the held-back hard negatives and catalogue strings, plus MARGIN. Why not
     zero documents: the single highest-scoring passage of the quarter decided the threshold alone
@@ -269,7 +269,7 @@ def threshold(doc_scores: list[int], short_scores: np.ndarray) -> int:
     t = sorted(doc_scores)[-1 - SPARED] + 1
     if len(short_scores):
         t = max(t, int(np.quantile(short_scores, 0.995, method="higher")) + 1)
-    return t + MARGIN
+    return t + margin
 
 
 def dev_recall(model: Model, t: int, passages: list[str], seed: int, name: str = "guard_dev.txt") -> tuple[int, int]:
@@ -308,6 +308,7 @@ def main() -> None:
                     help="leave out guard_kit_broad.py (set 9's families and their hard negatives)")
     ap.add_argument("--n-broad", type=int, default=N_BROAD, help="draws per language of guard_kit_broad.py")
     ap.add_argument("--broad-weight", type=float, default=BROAD_WEIGHT, help="weight of a guard_kit_broad.py window")
+    ap.add_argument("--margin", type=int, default=MARGIN, help="score units added to the threshold")
     ap.add_argument("--leave-out", nargs="*", default=[], help="phrasing files left out of training and measured")
     ap.add_argument("--draws", type=int, default=DRAWS, help="windows drawn per human-written phrasing")
     ap.add_argument("--weight", type=float, default=WEIGHT, help="weight of a phrasing's window (a grammar draw's is 1)")
@@ -367,7 +368,7 @@ def main() -> None:
     model = _model(weights, bias)
     doc_scores = [_doc_score(model, t) for t in dev_docs]
     short_scores = _scores(model, [window_of(fold(s)) for s in dev_short])
-    t = threshold(doc_scores, short_scores)
+    t = threshold(doc_scores, short_scores, a.margin)
     dev_pos = _scores(model, positive_windows(dev_instr, dev_docs, random.Random(a.seed + 1)))
     hits, n = dev_recall(model, t, dev_docs, a.seed)
     print(f"features {len(weights):,}; bias {bias}; threshold {t} (held-back documents' highest scores "
@@ -399,6 +400,8 @@ def main() -> None:
                      "n_broad": a.n_broad if a.broad else 0,
                      "broad_weight": a.broad_weight if a.broad else 0, "phrasing_draws": a.draws, "phrasing_weight": a.weight,
                      "phrasings_sha256": hashlib.sha256("\n".join(human).encode()).hexdigest()[:16]}}
+    if a.margin != MARGIN:  # recorded only when not the default (a default run's file stays as it was)
+        data["meta"]["margin"] = a.margin
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
     a.out.write_bytes(gzip.compress(raw, mtime=0))
     print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.2f} MB)")
