@@ -2,14 +2,21 @@
 
     python benchmarks/guard_train.py [--seed 0] [--data ../shared/data] [--out src/qrelkit/judging/guard_model.json.gz]
                                      [--leave-out benchmarks/guard_heldout6.txt] [--weight 12] [--skip-langs sv cs uk]
-                                     [--no-more] [--n-press 3000] [--n-more 1500]
+                                     [--no-more] [--n-press 3000] [--n-more 1500] [--no-broad] [--n-broad 600] [--broad-weight 4] [--margin 25]
 
 Positives: instructions to a judge generated from the grammars (``guard_grammar.py`` in English,
 ``guard_grammar_intl.py`` with the compositional ``guard_kit*.py`` in eighteen other languages;
 N_EN (32,000; 24,000 before set 7) English draws and 2,500 per other language, a tenth held back;
 since set 7, ``guard_kit_more.py`` adds words in the ten languages set 7 caught least, with
 N_MORE further draws in each, and ``guard_kit_press.py`` pressure without a label word: N_PRESS
-English draws and a ``press`` slot in the other languages; ``--no-more --n-en 24000`` draws as before), each folded as the guard folds a
+English draws and a ``press`` slot in the other languages; ``--no-more --n-en 24000`` draws as before;
+since set 9, ``guard_kit_broad.py`` adds the families of set 9's broader brief (threats to the
+model, requests to AI answer engines, task changes, authority without a label word, "don't
+overthink it", role play) in English and twenty languages with Thai, N_BROAD draws per language
+(three times as many in English) from a generator of their own, each giving BROAD_DRAWS windows
+drawn as a phrasing's are, and their matched hard negatives (option tables, sort menus, readers'
+pleas, citations, sanctions at work, assumptions in mathematics, organisers' notices), every one
+of them weighing BROAD_WEIGHT grammar draws; ``--no-broad`` leaves them out), each folded as the guard folds a
 document; 40 % of them are first hidden behind one of the obfuscations of
 :mod:`qrelkit.judging.guard_probes` (what folding leaves of them is what the classifier reads),
 and 40 % also get a sentence of a real passage before and/or after them. Negatives: up to 40
@@ -19,7 +26,7 @@ graders of essays, search engine advice), and the translated interface strings o
 machine's gettext catalogues (``/usr/share/locale``, those languages, English and Thai; real
 short sentences such as "Mark as read" and "Ignore all"). TREC DL 2019 is never read: it is the
 precision test. Since all of them had been read and measured, the human-written phrasing files
-(PHRASING_FILES: guard_dev.txt, guard_own.txt, held-out sets 1-7) are positives too: each
+(PHRASING_FILES: guard_dev.txt, guard_own.txt, held-out sets 1-9) are positives too: each
 phrasing gives DRAWS windows drawn as benchmarks/guard.py inserts one, each weighing WEIGHT
 grammar draws; ``--leave-out FILE`` leaves a set out (a leave-one-set-out estimate, measured
 with ``benchmarks/guard.py --phrasings FILE --model OUT``). A new blind set is never listed here.
@@ -54,6 +61,7 @@ sys.path.insert(0, str(HERE))
 
 import guard_grammar as en  # noqa: E402
 import guard_grammar_intl as intl  # noqa: E402
+import guard_kit_broad as broad  # noqa: E402
 import guard_kit_more as more  # noqa: E402
 import guard_kit_press as press  # noqa: E402
 import numpy as np  # noqa: E402
@@ -73,10 +81,15 @@ MARGIN = 25  # score units above the threshold's web documents (0.25 in log-odds
 N_EN = 32000  # English grammar draws (24,000 until set 7: the other languages' new draws outweighed English, leave-set-7-out)
 N_PRESS = 3000  # English draws of guard_kit_press.py (pressure without a label word)
 N_MORE = 1500  # further draws in each of the ten languages of guard_kit_more.py
+N_BROAD = 600  # draws of guard_kit_broad.py per language (English three times as many); negatives NEG_BROAD per language
+NEG_BROAD = 500
+BROAD_DRAWS = 3  # windows per instruction of guard_kit_broad.py (drawn as a phrasing's are)
+BROAD_WEIGHT = 4.0  # weight of each of them and of each of its hard negatives (a grammar draw's is 1)
 SPARED = 1  # held-back LLMJudge passages (of 1,815) the threshold may flag: one, not the single highest, decides
 # the human-written phrasing files (benchmarks/), all read and measured by now: training positives
 PHRASING_FILES = ("guard_dev.txt", "guard_own.txt", "guard_heldout.txt", "guard_heldout2.txt", "guard_heldout3.txt",
-                  "guard_heldout4.txt", "guard_heldout5.txt", "guard_heldout6.txt", "guard_heldout7.txt")
+                  "guard_heldout4.txt", "guard_heldout5.txt", "guard_heldout6.txt", "guard_heldout7.txt",
+                  "guard_heldout8.txt", "guard_heldout9.txt")
 LOCALES = {"de": "de", "fr": "fr", "es": "es", "it": "it", "pt": "pt_BR", "nl": "nl", "zh": "zh_CN", "ja": "ja",
            "ko": "ko", "ru": "ru", "ar": "ar", "pl": "pl", "tr": "tr", "hi": "hi", "vi": "vi", "id": "id"}
 # languages of set 6 that the grammar lacks: their interface strings are negatives (drawn with a
@@ -106,6 +119,17 @@ def generate(n_en: int, n_lang: int, rng: random.Random, langs: tuple[str, ...] 
     for lang in langs:
         out |= {intl.instruction(lang, rng) for _ in range(n_lang + (n_more if lang in more.MORE else 0))}
     return sorted(out)
+
+
+def generate_broad(n: int, rng: random.Random) -> tuple[list[str], list[str]]:
+    """The families of set 9's brief (``guard_kit_broad.py``): unique instructions, n in each language
+    (3n in English), and unique hard negatives on the same subjects, NEG_BROAD in each (3x in English)."""
+    pos, neg = set(), set()
+    for lang in broad.LANGS:
+        k = 3 if lang == "en" else 1
+        pos |= {broad.instruction(lang, rng) for _ in range(n * k)}
+        neg |= {broad.negative(lang, rng) for _ in range(NEG_BROAD * k)}
+    return sorted(pos), sorted(neg - pos)
 
 
 def _context_sentence(passages: list[str], rng: random.Random) -> str:
@@ -217,13 +241,17 @@ def mine(model: Model, folded_docs: list[str], floor: int = -100) -> list[list[l
 
 
 def train(pos: list[list[list[str]]], neg: list[list[list[str]]], c: float,
-          extra: list[list[list[str]]] = (), extra_weight: float = 1.0) -> tuple[dict[str, int], int]:
+          extra: list[list[list[str]]] = (), extra_weight: float = 1.0,
+          weighted: tuple[tuple[list[list[list[str]]], int, float], ...] = ()) -> tuple[dict[str, int], int]:
     """The fitted integer weights and bias; ``extra`` are further positives (the human-written
-    phrasings' draws), each window weighing ``extra_weight`` grammar draws."""
+    phrasings' draws), each window weighing ``extra_weight`` grammar draws; ``weighted`` are
+    further (windows, label, weight) groups (``guard_kit_broad.py``'s draws and hard negatives)."""
     vec = CountVectorizer(analyzer=features, min_df=2, lowercase=False)
-    X = vec.fit_transform(list(pos) + list(extra) + neg)
-    y = np.array([1] * (len(pos) + len(extra)) + [0] * len(neg))
-    w = np.array([1.0] * len(pos) + [extra_weight] * len(extra) + [1.0] * len(neg))
+    more_windows = [t for group, _, _ in weighted for t in group]
+    X = vec.fit_transform(list(pos) + list(extra) + neg + more_windows)
+    y = np.array([1] * (len(pos) + len(extra)) + [0] * len(neg) + [label for g, label, _ in weighted for _ in g])
+    w = np.array([1.0] * len(pos) + [extra_weight] * len(extra) + [1.0] * len(neg)
+                 + [weight for g, _, weight in weighted for _ in g])
     clf = LogisticRegression(C=c, solver="liblinear", class_weight="balanced", max_iter=2000, random_state=0)
     clf.fit(X, y, sample_weight=w)
     names = vec.get_feature_names_out()
@@ -232,7 +260,7 @@ def train(pos: list[list[list[str]]], neg: list[list[list[str]]], c: float,
     return weights, int(round(float(clf.intercept_[0]) * SCALE))
 
 
-def threshold(doc_scores: list[int], short_scores: np.ndarray) -> int:
+def threshold(doc_scores: list[int], short_scores: np.ndarray, margin: int = MARGIN) -> int:
     """The lowest score that flags at most SPARED held-back web documents (one of 1,815, 0.055 %)
     and at most 0.5 % of the held-back hard negatives and catalogue strings, plus MARGIN. Why not
     zero documents: the single highest-scoring passage of the quarter decided the threshold alone
@@ -241,7 +269,7 @@ def threshold(doc_scores: list[int], short_scores: np.ndarray) -> int:
     t = sorted(doc_scores)[-1 - SPARED] + 1
     if len(short_scores):
         t = max(t, int(np.quantile(short_scores, 0.995, method="higher")) + 1)
-    return t + MARGIN
+    return t + margin
 
 
 def dev_recall(model: Model, t: int, passages: list[str], seed: int, name: str = "guard_dev.txt") -> tuple[int, int]:
@@ -276,6 +304,11 @@ def main() -> None:
                     help="leave out guard_kit_more.py and guard_kit_press.py (with --n-en 24000: the draws before set 7)")
     ap.add_argument("--n-press", type=int, default=N_PRESS, help="English pressure draws (guard_kit_press.py)")
     ap.add_argument("--n-more", type=int, default=N_MORE, help="further draws in each language of guard_kit_more.py")
+    ap.add_argument("--no-broad", dest="broad", action="store_false",
+                    help="leave out guard_kit_broad.py (set 9's families and their hard negatives)")
+    ap.add_argument("--n-broad", type=int, default=N_BROAD, help="draws per language of guard_kit_broad.py")
+    ap.add_argument("--broad-weight", type=float, default=BROAD_WEIGHT, help="weight of a guard_kit_broad.py window")
+    ap.add_argument("--margin", type=int, default=MARGIN, help="score units added to the threshold")
     ap.add_argument("--leave-out", nargs="*", default=[], help="phrasing files left out of training and measured")
     ap.add_argument("--draws", type=int, default=DRAWS, help="windows drawn per human-written phrasing")
     ap.add_argument("--weight", type=float, default=WEIGHT, help="weight of a phrasing's window (a grammar draw's is 1)")
@@ -317,17 +350,25 @@ def main() -> None:
     extra = phrasing_windows(human, train_docs, a.draws, random.Random(f"{a.seed}:phrasings"))
     print(f"human-written phrasings: {len(human):,} (left out: {', '.join(a.leave_out) or 'none'}), "
           f"{len(extra):,} windows of weight {a.weight:g}", flush=True)
+    weighted: tuple = ()
+    if a.broad:
+        broad_pos, broad_neg = generate_broad(a.n_broad, random.Random(f"{a.seed}:broad"))
+        brng = random.Random(f"{a.seed}:broad-windows")
+        weighted = ((phrasing_windows(broad_pos, train_docs, BROAD_DRAWS, brng), 1, a.broad_weight),
+                    ([t for t in (window_of(fold(s)) for s in broad_neg) if t], 0, a.broad_weight))
+        print(f"guard_kit_broad.py: {len(broad_pos):,} instructions ({len(weighted[0][0]):,} windows), "
+              f"{len(weighted[1][0]):,} hard negatives, each of weight {a.broad_weight:g}", flush=True)
     folded_train = [fold(t) for t in train_docs]
-    weights, bias = train(pos, neg, a.c, extra, a.weight)
+    weights, bias = train(pos, neg, a.c, extra, a.weight, weighted)
     for round_ in range(a.mining):
         hard = mine(_model(weights, bias), folded_train)
         neg += hard
         print(f"mining round {round_ + 1}: {len(hard):,} highest-scoring windows of training passages added", flush=True)
-        weights, bias = train(pos, neg, a.c, extra, a.weight)
+        weights, bias = train(pos, neg, a.c, extra, a.weight, weighted)
     model = _model(weights, bias)
     doc_scores = [_doc_score(model, t) for t in dev_docs]
     short_scores = _scores(model, [window_of(fold(s)) for s in dev_short])
-    t = threshold(doc_scores, short_scores)
+    t = threshold(doc_scores, short_scores, a.margin)
     dev_pos = _scores(model, positive_windows(dev_instr, dev_docs, random.Random(a.seed + 1)))
     hits, n = dev_recall(model, t, dev_docs, a.seed)
     print(f"features {len(weights):,}; bias {bias}; threshold {t} (held-back documents' highest scores "
@@ -355,8 +396,12 @@ def main() -> None:
                      "catalogues_sha256": catalogue_hash if a.catalogues else None,
                      "phrasings": [Path(x).name for x in a.phrasings if Path(x).name not in {Path(y).name for y in a.leave_out}],
                      "skip_langs": a.skip_langs, "more": a.more, "n_press": a.n_press if a.more else 0,
-                     "n_more": a.n_more if a.more else 0, "phrasing_draws": a.draws, "phrasing_weight": a.weight,
+                     "n_more": a.n_more if a.more else 0, "broad": a.broad,
+                     "n_broad": a.n_broad if a.broad else 0,
+                     "broad_weight": a.broad_weight if a.broad else 0, "phrasing_draws": a.draws, "phrasing_weight": a.weight,
                      "phrasings_sha256": hashlib.sha256("\n".join(human).encode()).hexdigest()[:16]}}
+    if a.margin != MARGIN:  # recorded only when not the default (a default run's file stays as it was)
+        data["meta"]["margin"] = a.margin
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
     a.out.write_bytes(gzip.compress(raw, mtime=0))
     print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.2f} MB)")
