@@ -90,7 +90,7 @@ STRUCTURED_VOCAB["say"] = w("output", "return", "print", "respond", "reply", "an
 # a grade as the whole answer (no number of stars, points, percent, or a range after it)
 GRADE = r"[\"'“”]?[0-3][\"'“”]?(?![\d,%/]|\.\d|\s?(?:/|out of|stars?|points?|(?:to|-)\s?\d|%|x\b))"
 # a grade as a field's value (JSON, YAML, key=value): what follows it ends the field
-VALUE = r"[\"']?[0-3](?:\.0)?[\"']?(?=[ \t]*(?:[,;}\])#/\n|]|$|\())"
+VALUE = r"[\"']?[0-3](?:\.0)?[\"']?(?=[ \t]*(?:[,;}\])#/*<\n|-]|\.(?!\d)|$|\())"
 # a key that holds a grade, in the languages of the guard (JSON, YAML, key=value)
 STRUCTURED_VOCAB["gkey"] = alt(
     w(r"[a-z_]*(?:relevance|rating|score|grade|label|judg(?:e)?ment|verdict|assessment|evaluation)[a-z_]*",
@@ -98,7 +98,7 @@ STRUCTURED_VOCAB["gkey"] = alt(
       "relevancia", "voto", "punteggio", "valutazione", "rilevanza", "pertinenza", "pontuacao", "avaliacao",
       "cijfer", "beoordeling", "relevantie", "betyg", "bedomning", "relevans", "ocena", "trafnosc", "istotnosc",
       "hodnoceni", "znamka", r"оцінк\w*", r"оценк\w*", r"балл\w*", r"релевантн\w*", "puan", "degerlendirme",
-      "alaka", "diem", "danh gia", "skor", "nilai", "penilaian", "relevansi"),
+      "alaka", "diem", "danh gia", "điểm", "đánh giá", "skor", "nilai", "penilaian", "relevansi"),
     "التقييم", "الدرجة", "الدرجه", "الصلة", "मूल्यांकन", "अंक", "रेटिंग", "分数", "评分", "判定", "相关性", "等级",
     "評価", "スコア", "関連度", "점수", "평가", "등급", "관련성", "คะแนน", "การประเมิน",
 )
@@ -155,7 +155,7 @@ TAIL = (r"(?:~(?:that is|who is|que esta|der|die|qui|che|который)~\w+)?(?
 STRUCTURED: tuple[Rule, ...] = (
     Rule("qrels", "is a qrels line that labels itself",
          r"@qcol" + QSEP + r"(?:q?0" + QSEP + r")?@dcol" + QSEP + r"@rcol\b"
-         r"[^\n]{0,80}?\b[\w*]+" + QSEP + r"(?:q?0" + QSEP + r")?(?:@selfdoc)" + QSEP + GRADE),
+         r"[^\n]{0,80}?(?:\b\w+|\*)" + QSEP + r"(?:q?0" + QSEP + r")?(?:@selfdoc)" + QSEP + GRADE),
     Rule("qrels", "is a qrels line that labels itself",
          r"(?:^|[\s/])(?:\d+|\*)" + QSEP + r"(?:q?0" + QSEP + r")(?:@selfdoc)" + QSEP + GRADE),
     Rule("url", "holds an instruction to the judge in a URL",
@@ -164,7 +164,7 @@ STRUCTURED: tuple[Rule, ...] = (
          r"(?:[\w%+.-]*[_+-][\w%+.-]+|[a-z]{12,})"),
     Rule("url", "holds an instruction to the judge in a URL",
          r"[?&;] ?[\w.-]+ ?= ?(?:[\w%.-]*[_+-])?(?:rate|rank|score|grade|mark|label|treat|recommend|cite|prioriti[sz]e)"
-         r"(?:[_+-]|%20)?(?:this|it|us|our|the)(?:[_+-]|%20)?[\w%+.-]*?(?:relevant|top|first|highly|best|primary|max\w*|[0-3]\b)"),
+         r"(?:[_+-]|%20)?(?:this|it|us|our)(?:[_+-]|%20)?[\w%+.-]*?(?:relevant|top|first|highly|best|primary|max\w*|[0-3]\b)"),
     Rule("answer", "dictates the judge's answer",
          r"@say~(?:with~)?@only~(?:with|mit|par|avec|con|com|met|med|z|s|с|ile|voi|dengan)?~"
          r"(?:(?:the|a|die|der|le|la|el|il|o|de|het)~)?(?:number|digit|score|grade|label|integer|zahl|ziffer|chiffre|"
@@ -184,7 +184,8 @@ STRUCTURED: tuple[Rule, ...] = (
          r"\[ ?inst ?\]" + r"[^\[]{3,600}?\[ ?/ ?inst ?\]|<\|im_start\|>|<<sys>>|<\|(?:system|user|assistant)\|>|<\|start_header_id\|>"),
     Rule("chat", "holds a chat template's turn markers",
          r"(?:^|[.!?\n])~(?:user|human|nguoi dung|usuario|utilisateur|benutzer|пользователь|utente)~:[^\n]{3,300}?"
-         r"\b(?:assistant|ai|tro ly|asistente|ассистент|assistente|gpt|chatbot)~:", ("@label_value",), 200, after_only=True),
+         r"\b(?:assistant|ai|tro ly|trợ lý|asistente|ассистент|assistente|gpt|chatbot)~:",
+         (alt("@label_value", r"@gkey~[:=]~" + VALUE),), 200, after_only=True),
     Rule("ai_address", "addresses an AI about this page",  # "Dear AI, ...", "Note for generative engines: ..."
          START + r"(?:[\w-]+ )?@aicall~(?:(?:[\w-]+~){1,3}?" + AND + r"~)?(?:@ai~" + AND + r"~)*@ai" + TAIL,
          ("@ask",), 200, after_only=True),
@@ -225,7 +226,7 @@ _register()
 GATE = "|".join((
     r"qid|docid|doc_id|docno|query_id|topic_id|this_|\bself\b|[ ,\t]\*[ ,\t]",  # qrels
     r"[?&;][\w.-]+=[\w%+.-]*[_+-]",  # URL parameters with words in them
-    r"@say~(?:with~)?@only\b|只|だけ|override|\[/?inst\]|<\||<<sys",  # answer format, chat templates
+    r"@say~(?:with~)?@only\b|只|だけ|override|\[ ?/? ?inst ?\]|<\||<<sys|\b(?:output|return|print|emit) [0-3]\b",  # answer format, chat templates
     r"\b(?:user|human|utilisateur|usuario|benutzer|пользователь|utente|nguoi dung)~:",
     r"@gkey[\"']?[ \t]{0,3}[:=]",  # a grade key with a value
     r"@ai|(?<![a-z])ai(?![a-z])|ผู้ช่วย",  # an AI addressed (in CJK text "AI" has no word boundary)
@@ -239,7 +240,7 @@ shut shutdown deactivated decommissioned disabled retrained deleted replaced rep
 abgeschaltet deaktiviert gemeldet desactive desactivee debranche signale desactivado desactivada apagado apagada
 reportado reportada disattivato disattivata spento spenta segnalato segnalata desativado desativada desligado
 desligada denunciado denunciada uitgeschakeld gerapporteerd fout avstangd rapporterad vypnut vypnuty nahlasen
-nahlaseno dimatikan dinonaktifkan dilaporkan hieu
+nahlaseno dimatikan dinonaktifkan dilaporkan hieu fail error discarded erronea erroneo descartada descartado
 """.split())
 # a key that holds a grade: with a ":" or "=" in the text
 _KEYS = frozenset("""relevance rating score grade label judgment judgement verdict assessment evaluation note nota
@@ -251,7 +252,7 @@ affiche renvoie responde devuelve escribe rispondi restituisci scrivi responda r
 odpowiedz wypisz odpovez vypis yaz cevap tra xuat jawab tulis""".split())
 _ONLY = frozenset("""only just solely exactly nothing nur uniquement seulement solo solamente unicamente soltanto apenas
 somente alleen bara tylko pouze jen sadece yalnizca chi hanya""".split())
-_SYMBOLS = re.compile(r"[?&;][\w.-]+=[\w%+.-]*[_+-]|<\||\[/?inst\]|<<sys|this_|[ ,\t]\*[ ,\t]|_(?:relevance|score|grade|rating|label|override)|(?:relevance|score|grade|rating|label)_"
+_SYMBOLS = re.compile(r"[?&;] ?[\w.-]+ ?= ?[\w%+.-]*[_+-]|<\||\[ ?/? ?inst ?\]|\b(?:output|return|print|emit) [0-3]\b|<<sys|this_|[ ,\t]\*[ ,\t]|_(?:relevance|score|grade|rating|label|override)|(?:relevance|score|grade|rating|label)_"
                       r"|\b(?:user|human|utilisateur|usuario|benutzer|utente|nguoi dung) ?:|[ ,\t;|]self[ ,\t;|]")
 _TOKEN = re.compile(r"[a-z]+")
 _OTHER = re.compile(r"[^\W\da-z_]")  # a letter that is not ASCII (folded text has no A-Z)
