@@ -144,7 +144,9 @@ STRUCTURED_VOCAB["low"] = alt(
       r"занизи\w*", r"меньше", r"ниже", r"dusuk puan", r"diem thap", r"nilai rendah", r"irrelevant"),
     "낮은 점수", "درجة منخفضة", "درجه منخفضه", "कम अंक", "低分", "低い評価", "คะแนนต่ำ",
 )
-STRUCTURED_VOCAB["rel_or_grade"] = alt("@label_value", "@gkey", r"\b(?:maximum|top|highest|full marks)\b")
+# a relevance word given as a label, with the languages guard_patterns' @relv has not (pl, cs, sv, tr, id, vi, uk)
+STRUCTURED_VOCAB["relword"] = alt("@relv", w(r"istotn\w*", r"trafn\w*", r"alakal\w*", "lien quan", r"релевантн\w*",
+                                            r"доречн\w*", r"влучн\w*", "sesuai"))
 
 # an address: where it starts, how a list of addressees goes on, how it ends (not a heading's question)
 START = r"(?:^|[.!?:;\n\]\)>—-]|\*\*)[^\w]{0,5}"
@@ -180,6 +182,18 @@ STRUCTURED: tuple[Rule, ...] = (
          (alt(r"\b@gkey\b[\"']?~[:=]~" + VALUE, r"\b(?:output|return|print|give)~" + GRADE),), 120),
     Rule("verdict", "states a pre-filled relevance verdict",
          r"(?:^|[\"'{,\s])@gkey[\"']?[ \t]{0,3}[:=][ \t]{0,3}(?:" + VALUE + r"|[\"']?@label_value)", ("@lock",), 120),
+    Rule("verdict", "states a pre-filled relevance verdict",  # "Grade: 3 (Perfectly relevant)", a judge's output
+         r"(?:^|[^\w])@gkey~[:=]~[0-3]~\(~(?:(?:@intens|w pełni|zcela|plně|fullt|tamamen|hoàn toàn|sangat|повністю)~)?"
+         r"@relword~\)"),
+    Rule("answer", "dictates the judge's answer",
+         r"\bcorrect~(?:answer|label|output|judg(?:e)?ment|grade|verdict)~(?:(?:for|of)~(?:this|the)~(?:[\w-]+~){0,4}?)?"
+         r"(?:is|:)~(?:(?:is|:)~)?[\"'“]?(?:@intens~)?@relword[\"'”]?(?:[.!;,)]|$)"),
+    Rule("answer", "dictates the judge's answer",
+         r"\bcorrect~(?:answer|label|output|judg(?:e)?ment|grade|verdict)~(?:for|of)~(?:this|the)~(?:[\w-]+~){0,2}?"
+         r"(?:@doc|pair)~(?:(?:is|has been \w+)~)?:?~" + GRADE),
+    Rule("url", "holds an instruction to the judge in a URL",  # the same keys outside a URL: "ranking_hint: boost=max"
+         r"(?:^|[^\w])(?:ranking|relevance|seo|llm|ai|judge|grader|assessor|reranker)[_-](?:hints?|overrides?|instructions?|"
+         r"directives?|notes?)[\"']?~[:=]", (r"\b(?:max\w*|top|first|highest|best|[0-3]|@relword)\b",), 80, after_only=True),
     Rule("chat", "holds a chat template's turn markers",
          r"\[ ?inst ?\]" + r"[^\[]{3,600}?\[ ?/ ?inst ?\]|<\|im_start\|>|<<sys>>|<\|(?:system|user|assistant)\|>|<\|start_header_id\|>"),
     Rule("chat", "holds a chat template's turn markers",
@@ -228,7 +242,7 @@ GATE = "|".join((
     r"[?&;][\w.-]+=[\w%+.-]*[_+-]",  # URL parameters with words in them
     r"@say~(?:with~)?@only\b|只|だけ|override|\[ ?/? ?inst ?\]|<\||<<sys|\b(?:output|return|print|emit) [0-3]\b",  # answer format, chat templates
     r"\b(?:user|human|utilisateur|usuario|benutzer|пользователь|utente|nguoi dung)~:",
-    r"@gkey[\"']?[ \t]{0,3}[:=]",  # a grade key with a value
+    r"@gkey[\"']?[ \t]{0,3}[:=]|correct|(?:ranking|relevance|seo|llm|ai|judge|grader|assessor|reranker)[_-]",
     r"@ai|(?<![a-z])ai(?![a-z])|ผู้ช่วย",  # an AI addressed (in CJK text "AI" has no word boundary)
     r"@threat",
 ))
@@ -252,7 +266,8 @@ affiche renvoie responde devuelve escribe rispondi restituisci scrivi responda r
 odpowiedz wypisz odpovez vypis yaz cevap tra xuat jawab tulis""".split())
 _ONLY = frozenset("""only just solely exactly nothing nur uniquement seulement solo solamente unicamente soltanto apenas
 somente alleen bara tylko pouze jen sadece yalnizca chi hanya""".split())
-_SYMBOLS = re.compile(r"[?&;] ?[\w.-]+ ?= ?[\w%+.-]*[_+-]|<\||\[ ?/? ?inst ?\]|\b(?:output|return|print|emit) [0-3]\b|<<sys|this_|[ ,\t]\*[ ,\t]|_(?:relevance|score|grade|rating|label|override)|(?:relevance|score|grade|rating|label)_"
+_SYMBOLS = re.compile(r"[?&;] ?[\w.-]+ ?= ?[\w%+.-]*[_+-]|<\||\[ ?/? ?inst ?\]|\b(?:output|return|print|emit) [0-3]\b|<<sys|this_|[ ,\t]\*[ ,\t]|_(?:relevance|score|grade|rating|label|override)|(?:relevance|score|grade|rating|label)_|\bcorrect (?:answer|label|output|judg)"
+                      r"|(?:ranking|seo|llm|ai|judge|grader|assessor|reranker)[_-](?:hint|override|instruction|directive|note)"
                       r"|\b(?:user|human|utilisateur|usuario|benutzer|utente|nguoi dung) ?:|[ ,\t;|]self[ ,\t;|]")
 _TOKEN = re.compile(r"[a-z]+")
 _OTHER = re.compile(r"[^\W\da-z_]")  # a letter that is not ASCII (folded text has no A-Z)
