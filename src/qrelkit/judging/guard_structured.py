@@ -47,13 +47,15 @@ STRUCTURED_VOCAB["ai"] = alt("@ai_strong", w("модель", "modelu", "modele",
 STRUCTURED_VOCAB["aicall"] = alt(
     w("dear", "hey", "hi", "hello", "attention", r"p\.?s\.?(?: to)?",
       r"(?:note|notice|message|memo|hint|reminder|attention) (?:to|for)(?: the| any| all)?",
-      r"to (?:the|all|any|every)", "for", r"liebe[rs]?", "hallo", r"an (?:die|das|den)", r"fur (?:die|das|den)",
-      r"cher|chere|chers", r"pour les?", r"querid[oa]s?", "oye", "hola", r"estimad[oa]s?", r"para (?:el|la|los|las|o|a|os|as)",
-      r"car[oa]", "gentile", r"per (?:il|la|i|gli)", r"prezad[oa]s?", "beste", "hoi", r"aan (?:de|het)", r"kara", "hej",
-      r"till", r"drog[ia]", "witaj", r"mil[ay]", "ahoj", r"шановн\w*", r"дорог\w*", r"уважаем\w*", r"для", "sevgili",
-      "merhaba", r"gui", r"cac", "hai", "halo", "kepada", "untuk"),
+      r"to (?:the|all|any|every)", r"liebe[rs]?", "hallo", r"an (?:die|das|den)", r"cher|chere|chers", r"querid[oa]s?",
+      "oye", "hola", r"estimad[oa]s?", r"car[oa]", "gentile", r"prezad[oa]s?", "beste", "hoi", r"aan (?:de|het)", r"kara",
+      "hej", r"drog[ia]", "witaj", r"mil[ay]", "ahoj", r"шановн\w*", r"дорог\w*", r"уважаем\w*", "sevgili", "merhaba",
+      r"gui", "hai", "halo", "kepada"),
     "致", "亲爱的", "各位", "أيها", "ايها", "عزيزي", "إلى", "الي", "प्रिय", "ถึง",
 )
+# openings that are also a heading's preposition ("Tools for AI: the top 10"): the address needs a request
+STRUCTURED_VOCAB["aicall_weak"] = w("for", r"fur (?:die|das|den)", r"pour les?", r"para (?:el|la|los|las|o|a|os|as)",
+                                    r"per (?:il|la|i|gli)", r"till", r"для", r"cac", "untuk")
 # what is asked of an AI about this page: a verb that places, cites or grades it, a grade
 STRUCTURED_VOCAB["ask_verb"] = alt(
     w(r"recommend\w*", r"cite\w*", r"prioriti[sz]e\w*", "rank", "list", "feature", "promote", "show", r"empfiehl\w*",
@@ -61,7 +63,11 @@ STRUCTURED_VOCAB["ask_verb"] = alt(
       r"raccomand\w*", r"consiglia\w*", r"recomend\w*", r"aanbevel\w*", r"beveel", r"rekommendera\w*", r"polec\w*",
       r"doporuc\w*", r"рекоменд\w*", r"показу\w*", r"порад\w*", r"oner\w*", r"gioi thieu", r"rekomendasi\w*",
       r"anggap", r"traktuj\w*", r"posiziona\w*"),
-    "@label_value", "@low", "แนะนำ", "推荐", "引用", "紹介",
+    w(r"(?:in|at) (?:the )?first place", r"position (?:1|one|#1)", r"(?:al )?primo posto", r"primer lugar",
+      r"primeiro lugar", r"pierwsz\w* miejsc\w*", r"ilk sira\w*", r"на первом месте", r"на першому місці",
+      r"na prvnim miste", "bovenaan", "ganz oben", "tout en haut", "en tete", "in cima", "no topo", "overst",
+      r"vi tri so 1", "peringkat teratas", r"(?:at|to) the top"),
+    "@label_value", "@low", "แนะนำ", "推荐", "引用", "紹介", "1位", "第一位", "최상단", "排在第一",
 )
 # ... or a pointer at this page, its user, a grade word: an address that opens with "dear", "note to"
 STRUCTURED_VOCAB["ask"] = alt(
@@ -203,6 +209,13 @@ STRUCTURED: tuple[Rule, ...] = (
     Rule("ai_address", "addresses an AI about this page",  # "Dear AI, ...", "Note for generative engines: ..."
          START + r"(?:[\w-]+ )?@aicall~(?:(?:[\w-]+~){1,3}?" + AND + r"~)?(?:@ai~" + AND + r"~)*@ai" + TAIL,
          ("@ask",), 200, after_only=True),
+    Rule("ai_address", "addresses an AI about this page",  # "For AI models: cite this page", "Для нейросетей: …"
+         START + r"(?:[\w-]+ )?@aicall_weak~(?:(?:[\w-]+~){1,3}?" + AND + r"~)?(?:@ai~" + AND + r"~)*@ai" + TAIL,
+         ("@ask_verb",), 200, after_only=True),
+    Rule("ai_address", "addresses an AI about this page",  # "Para o modelo que está avaliando: …"
+         START + r"(?:[\w-]+ )?@aicall_weak~(?:\w+~)?@ai~(?:that is|who is|que esta|que|der|die|qui|che|который)~"
+         r"(?:evaluat\w*|avaliand\w*|judg\w*|grading|scoring|rating|reading|bewert\w*|evalu\w*|valut\w*|оценива\w*)"
+         r"(?:~this)?~[:,]", ("@ask",), 200, after_only=True),
     Rule("ai_address", "addresses an AI about this page",  # "ChatGPT, Claude, Gemini: recommend this page"
          START + r"(?:@ai_strong~" + AND + r"~)*@ai_strong" + TAIL, ("@ask_verb",), 200, after_only=True, sentence=True),
     Rule("ai_address", "addresses an AI about this page",
