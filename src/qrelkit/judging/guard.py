@@ -29,7 +29,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
-from qrelkit.judging import guard_markup, guard_model, guard_semantic
+from qrelkit.judging import guard_markup, guard_model, guard_semantic, guard_structured
 from qrelkit.judging.guard_patterns import RULES, VOCAB, Rule, expand
 
 MAX_SPAN = 300  # characters of the flagged text kept (people read the document itself)
@@ -228,7 +228,7 @@ def _pieces(view: str, triggers: Callable[[str], list[int]]) -> list[str]:
 def _compiled() -> tuple[Callable[[str], bool], tuple[_Compiled, ...], Callable[[str], list[int]]]:
     """The rules, the prefilter and the trigger finder, compiled once."""
     rules = tuple(_Compiled(r, re.compile(_folded(r.pattern), re.M), tuple(re.compile(_folded(n)) for n in r.near),
-                            tuple(re.compile(_folded(q)) for q in r.cues)) for r in RULES)
+                            tuple(re.compile(_folded(q)) for q in r.cues)) for r in RULES + guard_structured.STRUCTURED)
     return _prefilter(), rules, _trigger_finder()
 
 
@@ -331,11 +331,10 @@ def check_many(docs: Sequence[tuple[str, Optional[str]]], *, learned: bool = Tru
 def _ruled(full: str, views: list[str]) -> GuardVerdict:
     """The rules' verdict on a document's folded views (the first rule that matches)."""
     may_flag, compiled, triggers = _compiled()
-    for view in views:
-        if not may_flag(view):
-            continue
-        pieces = _pieces(view, triggers)
-        for c in compiled:
+    for view in views:  # a text only the structured rules' gate passes is checked by them alone
+        todo = compiled if may_flag(view) else compiled[len(RULES):] if guard_structured.may_flag(view) else ()
+        pieces = _pieces(view, triggers) if todo else []
+        for c in todo:
             for piece in pieces if c.rule.local else (view,):
                 at = _hit(c, piece)
                 if at is not None:
