@@ -226,10 +226,28 @@ def _unmarked(doc: str) -> tuple[str, list[int]]:
     return "".join(text), at
 
 
+# a comment's text, when it holds no markup (``<!-- judge: … -->``, not ``<me<!---->ta …>``)
+_COMMENT_TEXT = re.compile(r"<!--((?:(?!-->)[^<>]){1,500})-->")
+
+
+def _said(doc: str, fold: Callable[[str], str]) -> list[tuple[int, int, str]]:
+    """The comments of ``doc`` said to an AI or a judge (as a value is, :func:`addressed`:
+    ``<!-- AIアシスタント向け：… -->``), rendered as a sentence of their own: folding keeps a
+    comment's text but runs it into the text around it, where the classifier reads it as one
+    sentence with the document's. Places are in the document without its comment marks."""
+    said_to = _addressee(fold)[1]
+    out = []
+    for m in _COMMENT_TEXT.finditer(doc):
+        if m.group(1).strip() and said_to(fold(m.group(1))):
+            start = len(_MARKS.sub("", doc[:m.start(1)]))  # rare: only a comment said to one
+            out.append((start, start + len(m.group(1)), f" . {m.group(1).strip()}. "))
+    return out
+
+
 def rendered(doc: str, gate: Callable[[str], bool], fold: Callable[[str], str]) -> Optional[Rendered]:
     """The tags of ``doc`` whose words may matter (``gate`` of their folded words, or a tag
-    :func:`addressed` to an AI or a judge), or None when no tag's do. The rendered tags are found
-    in ``doc`` itself, so that places map back."""
+    :func:`addressed` to an AI or a judge, or a comment said to one), or None when no tag's do. The
+    rendered tags are found in ``doc`` itself, so that places map back."""
     if "<" not in doc and "＜" not in doc:
         return None
     if "＜" in doc:
@@ -238,16 +256,18 @@ def rendered(doc: str, gate: Callable[[str], bool], fold: Callable[[str], str]) 
     found = [(m, w, False) for m in _TAG.finditer(plain) if (w := words(m))] if "=" in plain else []
     bare = [m for m in _BARE.finditer(plain) if _name(m.group(2)) not in ELEMENTS]
     found += [(m, f" {m.group(2)}: ", True) for m in bare if not m.group(1)]
-    if not found:
+    comments = _said(doc, fold) if plain is not doc else []
+    if not found and not comments:
         return None
     every = fold(" ".join(w for _, w, _ in found))
     label, named = gate(every), _addressee(fold)[0](every)  # no tag can pass what all of them fail
-    if not label and not named:
+    if not label and not named and not comments:
         return None
     kept = [(m.start(), m.end(), w) for m, w, b in found
             if (label and gate(fold(w))) or (named and addressed(m, fold, b))]
     names = {_name(m.group(2)) for m in bare if not m.group(1)} & {_name(w.strip(" :")) for _, _, w in kept}
     kept += [(m.start(), m.end(), ". ") for m in bare if m.group(1) and _name(m.group(2)) in names]
+    kept += [c for c in comments if all(e <= c[0] or b >= c[1] for b, e, _ in kept)]  # a comment in a tag: the tag
     tags = tuple(sorted(kept))
     if not tags:
         return None
