@@ -13,8 +13,10 @@ when it can matter: the attributes that can carry words (not URLs, classes, styl
 and the like, :data:`DROP`) must pass the rules' prefilter and hold one of its words itself
 (the ``gate`` the guard passes in: a relevance or grade word, a labelling verb, an override verb
 with "instructions"), and only the tags that do are rendered, with CONTEXT characters around
-them. An ordinary page costs a pass over its tags and no second view
-(``benchmarks/guard_html.py`` measures both on the machine's HTML pages).
+them. A tag that names whom it is for, an AI or a judge, is rendered too (:func:`addressed`:
+``<meta name="ki-hinweis" content="…">``, ``alt="Для ШІ: …"``), and so is a comment said to one.
+An ordinary page costs a pass over its tags and no second view (``benchmarks/guard_html.py``
+measures both on the machine's HTML pages).
 :func:`original_span` maps a stretch flagged in the view back to the document: the tags it
 touches, whole, as the document has them.
 """
@@ -79,8 +81,8 @@ CONTEXT = 400  # characters of the document kept either side of a rendered tag
 # ``alt="Для ШІ: …"``). A tag whose folded words name one is rendered too (:func:`addressee_gate`);
 # rendering alone flags nothing, the rules, the classifier and the embedding stage still decide.
 # Words written as they are spelled; :func:`addressee_gate` folds them as documents are folded.
-# Left out after measuring (docs/guard.md, "Tag attributes"): "model" (``data-model="iPhone 15"``),
-# "bot" and "agent" (chat widgets, ``user-agent``), "system", "reviewer" (schema.org Review markup).
+# Left out (docs/guard.md, "Tag attributes"): "model" (``data-model="iPhone 15"``), "bot", "agent" and
+# "assistant" (chat widgets, ``user-agent``), "system", "crawler", "reviewer" (schema.org Review markup).
 ADDRESSEES = (
     # the machine: AI in many languages and scripts, language models by name and kind
     "ai", "a.i.", "ki", "ia", "ии", "ші", "llm", "llms", "genai", "gpt", "chatgpt", "chatbot", "chatbots",
