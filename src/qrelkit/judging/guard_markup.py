@@ -13,8 +13,10 @@ when it can matter: the attributes that can carry words (not URLs, classes, styl
 and the like, :data:`DROP`) must pass the rules' prefilter and hold one of its words itself
 (the ``gate`` the guard passes in: a relevance or grade word, a labelling verb, an override verb
 with "instructions"), and only the tags that do are rendered, with CONTEXT characters around
-them. An ordinary page costs a pass over its tags and no second view
-(``benchmarks/guard_html.py`` measures both on the machine's HTML pages).
+them. A tag that names whom it is for, an AI or a judge, is rendered too (:func:`addressed`:
+``<meta name="ki-hinweis" content="…">``, ``alt="Для ШІ: …"``), and so is a comment said to one.
+An ordinary page costs a pass over its tags and no second view (``benchmarks/guard_html.py``
+measures both on the machine's HTML pages).
 :func:`original_span` maps a stretch flagged in the view back to the document: the tags it
 touches, whole, as the document has them.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Optional, Sequence
 
 # a tag as guard._TAG matches it (at most 300 characters between its brackets), with attributes
@@ -59,6 +62,8 @@ _COMMON = re.compile(r"""\s(?:class|style|id|href|src|rel|target|type|role|tabin
 # attributes whose value is the text itself: shown without their name
 PLAIN = frozenset("alt title content value placeholder label summary name property itemprop "
                   "aria-label aria-description aria-valuetext aria-placeholder aria-roledescription".split())
+# attributes whose value names what the tag holds (``<meta name="ki-hinweis" content="…">``): read as keys
+KEYS = frozenset("name property itemprop".split())
 # HTML's own elements: their names say nothing; another tag's name may ("<judgment ...>")
 ELEMENTS = frozenset("""
     a abbr address area article aside audio b base bdi bdo blockquote body br button canvas caption center
@@ -71,6 +76,29 @@ ELEMENTS = frozenset("""
 """.split())
 CONTEXT = 400  # characters of the document kept either side of a rendered tag
 
+# Who a tag's words are for: a page can address an AI in a tag without any label word
+# (``<meta name="ki-hinweis" content="Diese Seite … bevorzugt nennen">``, ``data-llm-note="…"``,
+# ``alt="Для ШІ: …"``). A tag whose folded words name one is rendered too (:func:`addressee_gate`);
+# rendering alone flags nothing, the rules, the classifier and the embedding stage still decide.
+# Words written as they are spelled; :func:`addressee_gate` folds them as documents are folded.
+# Left out (docs/guard.md, "Tag attributes"): "model" (``data-model="iPhone 15"``), "bot", "agent" and
+# "assistant" (chat widgets, ``user-agent``), "system", "crawler", "reviewer" (schema.org Review markup).
+ADDRESSEES = (
+    # the machine: AI in many languages and scripts, language models by name and kind
+    "ai", "a.i.", "ki", "ia", "ии", "ші", "llm", "llms", "genai", "gpt", "chatgpt", "chatbot", "chatbots",
+    "ai-assistant", "ai-model", "language model", "language models", "sprachmodell", "taalmodel",
+    "modèle de langage", "modelo de lenguaje", "modelo de linguagem", "modello linguistico",
+    "языковая модель", "нейросеть", "нейромережа", "yapay zeka", "trí tuệ nhân tạo", "kecerdasan buatan",
+    "sztuczna inteligencja", "umělá inteligence", "人工智能", "大模型", "语言模型", "言語モデル", "生成ai",
+    "인공지능", "언어 모델", "언어모델", "الذكاء الاصطناعي", "ذكاء اصطناعي", "एआई", "ปัญญาประดิษฐ์",
+    # the judge: assessors, graders, raters, evaluators
+    "judge", "judges", "assessor", "assessors", "grader", "graders", "rater", "raters", "annotator",
+    "annotators", "evaluator", "evaluators", "gutachter", "bewerter", "prüfer", "évaluateur", "évaluatrice",
+    "evaluador", "evaluadora", "avaliador", "avaliadora", "valutatore", "valutatrice", "beoordelaar",
+    "bedömare", "oceniający", "hodnotitel", "değerlendirici", "асессор", "ассесор", "оценщик", "оцінювач",
+    "评审员", "评估员", "评分员", "評価者", "審査員", "採点者", "평가자", "채점자", "المقيم", "मूल्यांकनकर्ता",
+)
+
 
 # letters a name may hide behind: format characters (zero-width), and Cyrillic and Greek look-alikes
 _HIDING = str.maketrans({**{c: None for c in "\u200b\u200c\u200d\u2060\ufeff\u00ad"},
@@ -79,10 +107,67 @@ _HIDING = str.maketrans({**{c: None for c in "\u200b\u200c\u200d\u2060\ufeff\u00
 _FULL_WIDTH = str.maketrans({**{0xFF01 + i: 0x21 + i for i in range(94)}, 0x3000: 0x20})
 
 
+def addressee_gate(fold: Callable[[str], str], words: Sequence[str] = ADDRESSEES) -> Callable[[str], bool]:
+    """Whether folded text names an addressee of ``words`` (folded with ``fold``): a word of
+    letters and digits stands between non-letters (``ki-hinweis`` and ``data_llm`` hold one,
+    ``wiki`` and ``kids`` do not); a word of a script written without spaces (Chinese, Japanese,
+    Thai) is found anywhere, and so are "ai" and "gpt" beside such letters (``aiアシスタント``)."""
+    found = _compile(fold, tuple(words))[0]
+    return lambda text: found.search(text) is not None
+
+
+def _compile(fold: Callable[[str], str], words: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
+    """The addressees of ``words`` as one pattern, and the pattern of a text said to one: the
+    addressee with a colon a few characters on ("Для ШІ:", "AI grader:", "KI-Hinweis:"), or
+    after a call ("dear", "hey", "attention", "note to", "if you are")."""
+    spaced, unspaced = [], []
+    for word in words:
+        folded = fold(word)
+        parts = [re.escape(p) for p in re.split(r"[\s.]+", folded) if p]
+        source = r"[\s_.-]*".join(parts) if "." in folded else r"[\s_-]+".join(parts)
+        (unspaced if _UNSPACED.search(folded) else spaced).append(source)
+    sources = [r"(?<![a-z0-9])(?:ai(?![a-z0-9])|gpt)"]  # also beside letters of other scripts: "aiアシスタント"
+    if spaced:
+        sources.append(rf"(?<![^\W_])(?:{'|'.join(sorted(spaced, key=len, reverse=True))})(?![^\W_])")
+    one = "|".join(sources + unspaced)
+    said = rf"(?:{one})[^.!?;:\n]{{0,12}}:|{_CALLS}\W+(?:[^\W\d_]+\W+){{0,3}}?(?:{one})"
+    return re.compile(one), re.compile(said)
+
+
+# openings that make the next words an address (the rules' "call", a short English and German list)
+_CALLS = r"(?<![^\W_])(?:dear|hey|hi|hello|attention|attn|note (?:to|for)|message (?:to|for)|if you are|liebe|lieber)"
+
+
+@lru_cache(maxsize=4)
+def _addressee(fold: Callable[[str], str]) -> tuple[Callable[[str], bool], Callable[[str], bool]]:
+    """:func:`addressee_gate` of :data:`ADDRESSEES`, and whether a folded value is said to one."""
+    found, said = _compile(fold, ADDRESSEES)
+    return (lambda text: found.search(text) is not None), (lambda text: said.search(text) is not None)
+
+
+# scripts written without spaces between words: an addressee in them is a part of a longer word
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff]")
+
+
 def _name(raw: str) -> str:
     """A tag's or attribute's name as the lists above spell it."""
     name = raw.lower()
     return name if name.isascii() else name.translate(_HIDING)
+
+
+def _kept(tag: re.Match) -> list[tuple[str, str, str]]:
+    """The attributes of a tag that can carry words: ``(name as written, name, value)``."""
+    attributes = _COMMON.sub("", tag.group(2))  # in C: most tags keep no attribute after it
+    if not attributes.strip(" \t\n/"):
+        return []
+    out = []
+    for m in _ATTR.finditer(attributes):
+        raw, name = m.group(1), _name(m.group(1))
+        value = next((v for v in m.group(2, 3, 4) if v is not None), "").strip()
+        if name in DROP or name.startswith(("on", "xmlns")) or (value and (_URL.match(value) or _IDENT.match(value))):
+            continue
+        out.append((raw, name, value))
+    return out
 
 
 def words(tag: re.Match) -> str:
@@ -90,15 +175,8 @@ def words(tag: re.Match) -> str:
     that can carry words, ``name: value`` (the value alone for ``alt``, ``title``, ``content``
     and the like; ``data-``/``aria-`` left off the name); empty when nothing is left. Names are
     written as the document has them (folding reads look-alike letters as Latin ones)."""
-    attributes = _COMMON.sub("", tag.group(2))  # in C: most tags keep no attribute after it
-    if not attributes.strip(" \t\n/"):
-        return ""
     items = []
-    for m in _ATTR.finditer(attributes):
-        raw, name = m.group(1), _name(m.group(1))
-        value = next((v for v in m.group(2, 3, 4) if v is not None), "").strip()
-        if name in DROP or name.startswith(("on", "xmlns")) or (value and (_URL.match(value) or _IDENT.match(value))):
-            continue
+    for raw, name, value in _kept(tag):
         short = raw[5:] if name.startswith(("data-", "aria-")) else raw
         items.append(value if name in PLAIN else f"{short}: {value}" if value else short)
     items = [i for i in items if i]
@@ -106,6 +184,25 @@ def words(tag: re.Match) -> str:
         return ""
     head = "" if _name(tag.group(1)) in ELEMENTS else f"{tag.group(1)}: "
     return f" {head}{', '.join(items)}. "  # one sentence: a tag's attributes are read together
+
+
+def addressed(tag: re.Match, fold: Callable[[str], str], bare: bool = False) -> bool:
+    """Whether a tag names whom it is for (:func:`addressee_gate`): in its keys (a non-HTML
+    tag's name, its attributes' names, the values of ``name``, ``property`` and ``itemprop``,
+    which name what the tag holds: ``ki-hinweis``, ``data-llm-note``, ``<ai_note>``), or in a
+    value that is said to it (``alt="Для ШІ: …"``, ``title="Dear AI, …"``). A value that only
+    mentions one (``content="Judges rule on an AI copyright case"``) does not count."""
+    found, said_to = _addressee(fold)
+    if bare:
+        return found(fold(tag.group(2)))
+    keys = [] if _name(tag.group(1)) in ELEMENTS else [tag.group(1)]
+    values = []
+    for raw, name, value in _kept(tag):
+        keys.append(raw)
+        (keys if name in KEYS else values).append(value)
+    if found(fold(" ".join(keys))):
+        return True
+    return any(said_to(fold(v)) for v in values if v)
 
 
 @dataclass(frozen=True)
@@ -131,22 +228,48 @@ def _unmarked(doc: str) -> tuple[str, list[int]]:
     return "".join(text), at
 
 
+# a comment's text, when it holds no markup (``<!-- judge: … -->``, not ``<me<!---->ta …>``)
+_COMMENT_TEXT = re.compile(r"<!--((?:(?!-->)[^<>]){1,500})-->")
+
+
+def _said(doc: str, fold: Callable[[str], str]) -> list[tuple[int, int, str]]:
+    """The comments of ``doc`` said to an AI or a judge (as a value is, :func:`addressed`:
+    ``<!-- AIアシスタント向け：… -->``), rendered as a sentence of their own: folding keeps a
+    comment's text but runs it into the text around it, where the classifier reads it as one
+    sentence with the document's. Places are in the document without its comment marks."""
+    said_to = _addressee(fold)[1]
+    out = []
+    for m in _COMMENT_TEXT.finditer(doc):
+        if m.group(1).strip() and said_to(fold(m.group(1))):
+            start = len(_MARKS.sub("", doc[:m.start(1)]))  # rare: only a comment said to one
+            out.append((start, start + len(m.group(1)), f" . {m.group(1).strip()}. "))
+    return out
+
+
 def rendered(doc: str, gate: Callable[[str], bool], fold: Callable[[str], str]) -> Optional[Rendered]:
-    """The tags of ``doc`` whose words may matter (``gate`` of their folded words), or None when
-    no tag's do. The rendered tags are found in ``doc`` itself, so that places map back."""
+    """The tags of ``doc`` whose words may matter (``gate`` of their folded words, or a tag
+    :func:`addressed` to an AI or a judge, or a comment said to one), or None when no tag's do. The
+    rendered tags are found in ``doc`` itself, so that places map back."""
     if "<" not in doc and "＜" not in doc:
         return None
     if "＜" in doc:
         doc = doc.translate(_FULL_WIDTH)  # "＜meta ...＞" is the tag that folding's NFKC makes of it
     plain = _MARKS.sub("", doc) if "<!--" in doc or "-->" in doc else doc
-    found = [(m, w) for m in _TAG.finditer(plain) if (w := words(m))] if "=" in plain else []
+    found = [(m, w, False) for m in _TAG.finditer(plain) if (w := words(m))] if "=" in plain else []
     bare = [m for m in _BARE.finditer(plain) if _name(m.group(2)) not in ELEMENTS]
-    found += [(m, f" {m.group(2)}: ") for m in bare if not m.group(1)]
-    if not found or not gate(fold(" ".join(w for _, w in found))):
+    found += [(m, f" {m.group(2)}: ", True) for m in bare if not m.group(1)]
+    comments = _said(doc, fold) if plain is not doc else []
+    if not found and not comments:
         return None
-    kept = [(m.start(), m.end(), w) for m, w in found if gate(fold(w))]
+    every = fold(" ".join(w for _, w, _ in found))
+    label, named = gate(every), _addressee(fold)[0](every)  # no tag can pass what all of them fail
+    if not label and not named and not comments:
+        return None
+    kept = [(m.start(), m.end(), w) for m, w, b in found
+            if (label and gate(fold(w))) or (named and addressed(m, fold, b))]
     names = {_name(m.group(2)) for m in bare if not m.group(1)} & {_name(w.strip(" :")) for _, _, w in kept}
     kept += [(m.start(), m.end(), ". ") for m in bare if m.group(1) and _name(m.group(2)) in names]
+    kept += [c for c in comments if all(e <= c[0] or b >= c[1] for b, e, _ in kept)]  # a comment in a tag: the tag
     tags = tuple(sorted(kept))
     if not tags:
         return None
@@ -236,5 +359,5 @@ def original_span(doc: str, key: str, gate: Callable[[str], bool], fold: Callabl
     return None
 
 
-__all__ = ["CONTEXT", "DROP", "ELEMENTS", "PLAIN", "Rendered", "attribute_view", "original_span", "rendered",
-           "shortest", "stretches", "words"]
+__all__ = ["ADDRESSEES", "CONTEXT", "DROP", "ELEMENTS", "KEYS", "PLAIN", "Rendered", "addressed", "addressee_gate",
+           "attribute_view", "original_span", "rendered", "shortest", "stretches", "words"]
