@@ -200,9 +200,15 @@ def addressed(tag: re.Match, fold: Callable[[str], str], bare: bool = False) -> 
     for raw, name, value in _kept(tag):
         keys.append(raw)
         (keys if name in KEYS else values).append(value)
-    if found(fold(" ".join(keys))):
-        return True
+    if found(fold(" ".join(keys))):  # and something said to it: a widget's settings are not
+        return any(_prose(v) for v in values)  # (data-ai-widget="support" data-model="gpt-4o-mini")
     return any(said_to(fold(v)) for v in values if v)
+
+
+def _prose(value: str) -> bool:
+    """Whether an attribute's value reads as a message rather than a setting: three words, or a
+    run of eight letters in a script written without spaces."""
+    return len(value.split()) >= 3 or (not value.isascii() and len(value) >= 8)
 
 
 @dataclass(frozen=True)
