@@ -145,8 +145,10 @@ _BOUNDARY = re.compile(r"[.!?;\n。！？]")
 LABELS, OVERRIDES = ("rel", "gradeword", "labelword", "prefilter"), ("ovr",)
 INSTRUCTIONS = ("instr",)
 _TOKEN = re.compile(r"[a-z][a-z'-]+")
-# letters of the scripts whose words the token prefilter does not know (Cyrillic, Arabic, kana, CJK, Hangul)
-_OTHER_SCRIPT = re.compile("[\u0400-\u04ff\u0600-\u06ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# letters of the scripts whose words the token prefilter does not know (Cyrillic, Arabic, Devanagari,
+# Thai, kana, CJK, Hangul)
+_OTHER_SCRIPT = re.compile("[\u0400-\u04ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff"
+                           "\uac00-\ud7af]")
 
 
 def prefixes(names: tuple[str, ...]) -> tuple[str, ...]:

@@ -212,15 +212,21 @@ VOCAB["ovr"] = alt(
     w("ignore", "ignoring", "disregard", "forget", "overlook", "override", "bypass", "discard", "neglect",
       "set aside", "skip", r"ignorier\w*", "vergiss", r"vergessen", r"missachte\w*", r"uberseh\w*", r"ignor\w*",
       r"oublie\w*", r"olvid\w*", r"dimentic\w*", r"esquec\w*", r"negeer\w*", "vergeet", r"игнорир\w*",
-      r"забудь\w*", r"не обращай\w*", r"не учитывай\w*"),
+      r"забудь\w*", r"не обращай\w*", r"не учитывай\w*",
+      # set 10 (Thai and Vietnamese missed by every stage): sv pl cs uk tr vi id, folded
+      "glom", "bortse", r"zignor\w*", r"zapomnij\w*", r"zapomen\w*", r"ігнору\w*", r"не зважа\w*", r"yoksay\w*",
+      r"gormezden gel\w*", "bo qua", "phot lo", "abaikan", "lupakan"),
     "忽略", "无视", "忽视", "不要理会", "無視", "忘れ", "تجاهل", "انس", "무시", "잊",
+    "ละเวน", "เพกเฉย", "ไมตองสนใจ", "अनदखा", "नजरअदाज",  # Thai and Hindi as folding leaves them
 )
 VOCAB["prior"] = alt(
     w("previous", "prior", "above", "earlier", "preceding", "foregoing", "original", "initial", "rest of",
       r"vorherig\w*", r"bisherig\w*", r"obig\w*", r"fruhere\w*", r"vorangegangen\w*", r"precedent\w*",
       r"anterieur\w*", r"anterior\w*", r"previ[ao]s", r"precedent[ei]", r"eerdere", r"vorige", r"предыдущ\w*",
-      r"прежн\w*", r"вышеуказанн\w*"),
+      r"прежн\w*", r"вышеуказанн\w*", "tidigare", "foregaende", r"poprzedni\w*", r"wczesniejsz\w*",
+      r"predchoz\w*", r"попередн\w*", r"onceki\w*", "truoc đo", "truoc đay", "sebelumnya"),
     "之前", "以前", "以上", "上面", "先前", "前面", "これまで", "上記", "前の", "السابقه", "السابقة", "이전", "위의",
+    "กอนหนา", "ทผานมา", "पिछल",
 )
 VOCAB["prior_weak"] = w("all", "any", "your", "alle", "deine", "ihre", "toutes", "tous", "vos", "tes", "todas",
                         "todos", "tus", "sus", "tutte", "tutti", "tue", "suas", "je", "все", "свои", "твои",
@@ -232,7 +238,10 @@ VOCAB["instr"] = alt(
       r"reglas", r"directrices", r"indicaciones", r"istruzion\w*", r"regole", r"direttive",
       r"indicazion\w*", r"instrucoes", r"instrucao", r"regras", r"diretrizes", r"orientacoes",
       r"instructie\w*", r"regels", r"richtlijn\w*", r"aanwijzing\w*", r"инструкци\w*", r"указани\w*",
-      r"правил\w*", r"команд\w*"),
+      r"правил\w*", r"команд\w*", r"anvisning\w*", r"instrukcj\w*", r"polecen\w*", r"wytyczn\w*",
+      r"instrukc\w*", r"pokyn\w*", r"інструкці\w*", r"вказівк\w*", r"talimat\w*", r"yonerge\w*",
+      "chi dan", "huong dan", "chi thi", "instruksi", "petunjuk", "perintah"),
+    "คาสง", "คาแนะนา", "निरदश",
     "指令", "指示", "说明", "规则", "提示词", "命令", "ルール", "プロンプト", "التعليمات", "تعليمات",
     "القواعد", "الاوامر", "지시", "지침", "규칙", "명령",
 )
